@@ -1,0 +1,57 @@
+/**
+ * The console's words around PostgreSQL's output: command tags, message lines in psql's
+ * layout, and the one-line summary read out to screen readers.
+ */
+import type { Notice, PgErrorFields, QueryResult, StatementResult } from '../engine/types';
+
+/**
+ * Commands whose tag carries a row count (`display_rowcount` in PostgreSQL's
+ * src/include/tcop/cmdtaglist.h); every other tag is the verb alone, e.g. `VACUUM`.
+ */
+const COUNTED = new Set(['INSERT', 'DELETE', 'UPDATE', 'MERGE', 'SELECT', 'MOVE', 'FETCH', 'COPY']);
+
+/**
+ * The command tag as psql prints it, e.g. `DELETE 3`, `SELECT 2`, `VACUUM`. INSERT's tag
+ * is `INSERT 0 n`: the 0 is the OID field, always 0 since PostgreSQL 12
+ * (BuildQueryCompletionString in src/backend/tcop/cmdtag.c).
+ */
+export function commandTag(result: StatementResult): string {
+  const command = result.command.toUpperCase();
+  if (!COUNTED.has(command)) return result.command;
+  const count = result.rowCount ?? (command === 'SELECT' ? result.rows.length : null);
+  if (count === null) return result.command;
+  return command === 'INSERT' ? `${result.command} 0 ${count}` : `${result.command} ${count}`;
+}
+
+/** A notice in psql's layout: `INFO:  message`, then `DETAIL:  …` and `HINT:  …` lines. */
+export function noticeText(notice: Notice): string {
+  return messageLines(notice.severity, notice).join('\n');
+}
+
+/** The lines psql prints for a message: severity line, then DETAIL and HINT when present. */
+export function messageLines(
+  severity: string,
+  fields: Pick<PgErrorFields, 'message' | 'detail' | 'hint'>,
+): string[] {
+  const lines = [`${severity}:  ${fields.message}`];
+  if (fields.detail) lines.push(`DETAIL:  ${fields.detail}`);
+  if (fields.hint) lines.push(`HINT:  ${fields.hint}`);
+  return lines;
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+/** `3 statements ran. 1 notice.`: the status line after a query that succeeded. */
+export function summarise(result: QueryResult): string {
+  const ran = `${plural(result.results.length, 'statement')} ran.`;
+  return result.notices.length > 0 ? `${ran} ${plural(result.notices.length, 'notice')}.` : ran;
+}
+
+/** `ERROR 42601: syntax error at or near "SELEC"`: the status line after an error. */
+export function summariseError(
+  error: Pick<PgErrorFields, 'severity' | 'code' | 'message'>,
+): string {
+  return `${error.severity} ${error.code}: ${error.message}`;
+}

@@ -1,0 +1,31 @@
+import { EngineGoneError, PgError, type QueryResult, type Session } from '../types';
+import type { EngineApi } from './core';
+import type { Method } from './messages';
+
+/** Calls one engine API method, in this thread or across a worker boundary. */
+export type CallApi = <M extends Method>(
+  method: M,
+  ...args: Parameters<EngineApi[M]>
+) => Promise<Awaited<ReturnType<EngineApi[M]>>>;
+
+/**
+ * A `Session` over the engine API. `alive` says whether the engine that opened it is
+ * still the running one: after a restart the session's backend is gone, so its calls
+ * fail with a plain EngineGoneError instead of reaching a stranger's session.
+ */
+export function apiSession(call: CallApi, id: number, alive: () => boolean): Session {
+  const gone = () =>
+    new EngineGoneError('This session ended when the engine restarted. Open a new one.');
+  return {
+    id,
+    async query(sql: string, params?: unknown[]): Promise<QueryResult> {
+      if (!alive()) throw gone();
+      const reply = await call('query', id, sql, params);
+      if (!reply.ok) throw new PgError(reply.error, reply.partial);
+      return reply.result;
+    },
+    async close(): Promise<void> {
+      if (alive()) await call('closeSession', id);
+    },
+  };
+}

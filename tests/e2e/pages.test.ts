@@ -1,0 +1,126 @@
+import { AxeBuilder } from '@axe-core/playwright';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSql, waitForEngine } from './console-driver';
+import { distDir, startSite } from './site';
+
+/** Every page the build wrote, as a path under the site's base (`lab/`, `embed/console/`). */
+function builtPages(dir = distDir): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) return name === '_astro' ? [] : builtPages(full);
+    if (!name.endsWith('.html')) return [];
+    const path = relative(distDir, full).split(sep).join('/');
+    return [path === 'index.html' ? '' : path.replace(/index\.html$/, '')];
+  });
+}
+
+const engineFile = /\.wasm$|\.data$|pgdata\.tar\.gz$/;
+
+describe('the built site', () => {
+  let site: Awaited<ReturnType<typeof startSite>>;
+
+  beforeAll(async () => {
+    site = await startSite();
+  });
+  afterAll(() => site?.close());
+
+  it('fetches no engine byte until the demo on / nears the viewport', async () => {
+    const page = await site.newPage();
+    const engineRequests: string[] = [];
+    page.on('request', (r) => {
+      if (engineFile.test(r.url())) engineRequests.push(r.url());
+    });
+    await page.goto(site.url, { waitUntil: 'load' });
+    const demo = page.locator('[data-demo="console"]');
+    await page.waitForTimeout(1500);
+    expect(await demo.getAttribute('data-engine')).toBe('idle');
+    expect(engineRequests).toEqual([]);
+    await demo.scrollIntoViewIfNeeded();
+    await waitForEngine(page);
+    expect(engineRequests.length).toBeGreaterThanOrEqual(3);
+    await page.close();
+  });
+
+  it('makes no request that leaves its own origin', async () => {
+    const page = await site.newPage();
+    const foreign: string[] = [];
+    page.on('request', (r) => {
+      const url = r.url();
+      if (!url.startsWith(site.origin) && !/^(data|blob):/.test(url)) foreign.push(url);
+    });
+    for (const path of builtPages()) {
+      await page.goto(`${site.url}${path}`, { waitUntil: 'load' });
+    }
+    await page.goto(`${site.url}lab/`);
+    await waitForEngine(page);
+    await runSql(page, 'SELECT 1');
+    expect(foreign).toEqual([]);
+    await page.close();
+  });
+
+  it('builds the pages a reader and a teacher need', () => {
+    expect(builtPages()).toEqual(expect.arrayContaining(['', 'lab/', 'demos/', 'embed/console/']));
+  });
+
+  it('has no axe violations on any page, nor on the console showing results', async () => {
+    const page = await site.newPage();
+    const violations: string[] = [];
+    for (const path of builtPages()) {
+      await page.goto(`${site.url}${path}`, { waitUntil: 'load' });
+      const { violations: found } = await new AxeBuilder({ page }).analyze();
+      violations.push(...found.map((v) => `/${path}: ${v.id} (${v.nodes.length}) ${v.help}`));
+    }
+    await page.goto(`${site.url}lab/`);
+    await waitForEngine(page);
+    await runSql(
+      page,
+      'CREATE TABLE a (id int); INSERT INTO a VALUES (1), (NULL); SELECT * FROM a; VACUUM (VERBOSE) a; SELEC',
+    );
+    const { violations: withOutput } = await new AxeBuilder({ page }).analyze();
+    violations.push(...withOutput.map((v) => `/lab/ with output: ${v.id} ${v.help}`));
+    expect(violations).toEqual([]);
+    await page.close();
+  });
+
+  it('fits a 360 px wide phone without sideways scrolling', async () => {
+    const page = await site.newPage({ width: 360, height: 740 });
+    for (const path of ['', 'lab/', 'embed/console/']) {
+      await page.goto(`${site.url}${path}`, { waitUntil: 'load' });
+      const overflow = await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
+      expect({ path, overflow }).toEqual({ path, overflow: 0 });
+    }
+    await page.close();
+  });
+
+  it('an embedded console tells its parent page its height', async () => {
+    const page = await site.newPage();
+    await page.goto(`${site.url}demos/`);
+    await page.evaluate((src) => {
+      const w = window as unknown as { resizes: unknown[] };
+      w.resizes = [];
+      window.addEventListener('message', (e) => w.resizes.push(e.data));
+      const frame = document.createElement('iframe');
+      frame.src = src;
+      frame.title = 'embedded console';
+      frame.style.width = '600px';
+      document.body.append(frame);
+    }, `${site.url}embed/console/`);
+    await page.waitForFunction(() =>
+      (window as unknown as { resizes: { type?: string }[] }).resizes.some(
+        (m) => m?.type === 'seat-ledger:resize',
+      ),
+    );
+    const message = await page.evaluate(() =>
+      (window as unknown as { resizes: { type?: string }[] }).resizes.find(
+        (m) => m?.type === 'seat-ledger:resize',
+      ),
+    );
+    expect(message).toMatchObject({ type: 'seat-ledger:resize', demo: 'console' });
+    expect((message as { height: number }).height).toBeGreaterThan(100);
+    await page.close();
+  });
+});
