@@ -1,12 +1,7 @@
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { PostgreSQL, sql } from '@codemirror/lang-sql';
-import {
-  bracketMatching,
-  defaultHighlightStyle,
-  indentOnInput,
-  syntaxHighlighting,
-} from '@codemirror/language';
+import { bracketMatching, indentOnInput, syntaxHighlighting } from '@codemirror/language';
 import { EditorState, Prec } from '@codemirror/state';
 import {
   drawSelection,
@@ -26,6 +21,7 @@ import {
 } from '../engine/types';
 import { DemoShell, describeProgress, type DemoContext } from './DemoShell';
 import { runScript } from './run-script';
+import { sqlHighlightStyle } from './sql-highlight';
 import { commandTag, messageLines, noticeText, summarise, summariseError } from './console-text';
 import { formatErrorPointer, locateErrorPosition } from './error-position';
 import { emptyHistory, remember, step, type StatementHistory } from './statement-history';
@@ -195,7 +191,7 @@ function ConsoleBody({ engine, state, progress, restart, setRootData }: DemoCont
           history(),
           indentOnInput(),
           bracketMatching(),
-          syntaxHighlighting(defaultHighlightStyle),
+          syntaxHighlighting(sqlHighlightStyle),
           sql({ dialect: PostgreSQL }),
           EditorView.lineWrapping,
           EditorView.contentAttributes.of({ 'aria-label': 'SQL', 'aria-describedby': hintId }),
