@@ -87,11 +87,23 @@ async function main(): Promise<void> {
     // (a) demo visible → first query result, alternating so drift hits both equally.
     const ours: number[] = [];
     const bare: number[] = [];
+    const phases: Record<string, number[]> = { downloaded: [], compiled: [], booted: [] };
+    const bootInWorker: number[] = [];
     for (let i = 0; i < runs; i++) {
       const a = await freshPage(browser);
       await a.goto(`${site.url}lab/`);
       const visible = await markTime(a, 'seat-ledger:demo-visible');
       ours.push((await markTime(a, 'seat-ledger:first-result')) - visible);
+      for (const [phase, times] of Object.entries(phases)) {
+        times.push((await markTime(a, `seat-ledger:${phase}`)) - visible);
+      }
+      bootInWorker.push(
+        await a.evaluate(
+          () =>
+            (performance.getEntriesByName('seat-ledger:booted')[0] as PerformanceMark).detail
+              .bootMs as number,
+        ),
+      );
       await a.context().close();
 
       const b = await freshPage(browser);
@@ -108,6 +120,10 @@ async function main(): Promise<void> {
       `engine-start-ms-plain: ${bareMedian.toFixed(0)}  (runs: ${bare.map((x) => x.toFixed(0)).join(', ')})`,
     );
     console.log(`engine-start-ratio: ${(oursMedian / bareMedian).toFixed(2)}`);
+    for (const [phase, times] of Object.entries(phases)) {
+      console.log(`engine-start-${phase}-ms: ${median(times).toFixed(0)}`);
+    }
+    console.log(`engine-boot-in-worker-ms: ${median(bootInWorker).toFixed(0)}`);
 
     // (b) bytes before first paint of `/`, and before the engine is ready on /lab/.
     const home = await freshPage(browser);

@@ -1,4 +1,5 @@
 import { protocol, type PGlite } from '@electric-sql/pglite';
+import { parseCommandTag } from '../command-tag';
 import type { Field, Notice, PgErrorFields, QueryResult, Row, StatementResult } from '../types';
 
 /** The answer to one query as plain data: results, or an error with what came before it. */
@@ -14,14 +15,6 @@ type NoticeLike = {
   hint?: string;
   position?: string;
 };
-
-/** Splits a command tag such as `INSERT 0 5` or `CREATE TABLE` into verb and row count. */
-export function parseCommandTag(tag: string): { command: string; rowCount: number | null } {
-  const match = /^(.*?)(?: (\d+))?$/.exec(tag.trim());
-  const words = (match?.[1] ?? tag).replace(/ 0$/, ''); // INSERT's tag carries an OID, always 0
-  const count = match?.[2];
-  return { command: words, rowCount: count === undefined ? null : Number(count) };
-}
 
 function toNotice(n: NoticeLike): Notice {
   return {

@@ -1,11 +1,8 @@
 import { PGlite } from '@electric-sql/pglite';
+import { serverSettings } from '../settings';
 
-/**
- * Server settings every PGlite engine starts with. `max_prepared_transactions` makes room
- * for parked sessions (see DESIGN.md, "Parking").
- */
+/** `serverSettings` as PGlite's start parameters, after PGlite's own defaults. */
 export const engineStartParams: string[] = [
   ...PGlite.defaultStartParams,
-  '-c',
-  'max_prepared_transactions=64',
+  ...Object.entries(serverSettings).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
 ];

@@ -18,6 +18,7 @@ let api: EngineApi | undefined;
 
 async function handle(request: WorkerRequest): Promise<unknown> {
   if (request.type === 'boot') {
+    const started = performance.now();
     const { wasmModule, fsBundle, dataDir } = request.artifacts;
     const db = await PGlite.create({
       pgliteWasmModule: wasmModule,
@@ -27,7 +28,7 @@ async function handle(request: WorkerRequest): Promise<unknown> {
       startParams: engineStartParams,
     });
     api = makeEngineApi(db);
-    return null;
+    return { bootMs: performance.now() - started };
   }
   if (!api) throw new Error('The engine has not started yet.');
   const method = api[request.method] as (...args: unknown[]) => Promise<unknown>;

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { PgError, type Engine, type Notice, type QueryResult, type Session } from '../types';
-import { parseCommandTag } from '../pglite/core';
+import { parseCommandTag } from '../command-tag';
+import { serverSettings } from '../settings';
 
 /** Text for every type, as psql shows it and as the PGlite engine returns it. */
 const textTypes = { getTypeParser: () => (value: string) => value };
@@ -72,9 +73,10 @@ export async function startTestServer(settings: Record<string, string> = {}): Pr
       'listen_addresses=127.0.0.1',
       '-c',
       'fsync=off',
-      '-c',
-      'max_prepared_transactions=64',
-      ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
+      ...Object.entries({ ...serverSettings, ...settings }).flatMap(([k, v]) => [
+        '-c',
+        `${k}=${v}`,
+      ]),
     ],
     onLog: () => {},
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodePgliteEngine } from '../../../src/engine/pglite/node';
-import { parseCommandTag } from '../../../src/engine/pglite/core';
+import { parseCommandTag } from '../../../src/engine/command-tag';
 import { PgError, type Engine, type Session } from '../../../src/engine/types';
 
 describe('parseCommandTag', () => {
