@@ -1,5 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
-import { serverSettings } from '../settings';
+// With its extension: scripts/build-datadir.ts runs this file in Node without a bundler.
+import { serverSettings } from '../settings.ts';
 
 /** `serverSettings` as PGlite's start parameters, after PGlite's own defaults. */
 export const engineStartParams: string[] = [
