@@ -103,6 +103,11 @@ export class EngineGoneError extends Error {
 export interface Session {
   readonly id: number;
   /**
+   * The backend's process id as `pg_backend_pid()` and `pg_stat_activity.pid` show it
+   * (synthetic on PGlite, where every session shares one backend).
+   */
+  readonly pid: number;
+  /**
    * Runs `sql`. Without `params` it goes as a simple-protocol query (several statements
    * allowed); with `params` as one extended-protocol statement with bound parameters.
    * Rejects with `PgError` when PostgreSQL reports an error.

@@ -13,11 +13,16 @@ export type CallApi = <M extends Method>(
  * still the running one: after a restart the session's backend is gone, so its calls
  * fail with a plain EngineGoneError instead of reaching a stranger's session.
  */
-export function apiSession(call: CallApi, id: number, alive: () => boolean): Session {
+export function apiSession(
+  call: CallApi,
+  { id, pid }: { id: number; pid: number },
+  alive: () => boolean,
+): Session {
   const gone = () =>
     new EngineGoneError('This session ended when the engine restarted. Open a new one.');
   return {
     id,
+    pid,
     async query(sql: string, params?: unknown[]): Promise<QueryResult> {
       if (!alive()) throw gone();
       const reply = await call('query', id, sql, params);

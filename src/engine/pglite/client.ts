@@ -113,8 +113,8 @@ class WorkerEngine implements PageEngine {
   async openSession(options?: { applicationName?: string }): Promise<Session> {
     await this.start();
     const generation = this.generation;
-    const id = await this.call('openSession', options?.applicationName);
-    return apiSession(this.call, id, () => generation === this.generation);
+    const opened = await this.call('openSession', options?.applicationName);
+    return apiSession(this.call, opened, () => generation === this.generation);
   }
 
   async close(): Promise<void> {

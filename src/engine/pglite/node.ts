@@ -25,8 +25,8 @@ export async function createNodePgliteEngine(): Promise<Engine> {
   return {
     kind: 'pglite',
     async openSession(options) {
-      const id = await call('openSession', options?.applicationName);
-      return apiSession(call, id, () => !db.closed);
+      const opened = await call('openSession', options?.applicationName);
+      return apiSession(call, opened, () => !db.closed);
     },
     close: () => db.close(),
   };

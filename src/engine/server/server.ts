@@ -127,6 +127,7 @@ function serverSession(client: pg.Client, id: number, forget: () => void): Sessi
   connection.on('commandComplete', (m: { text: string }) => tags.push(m.text));
   return {
     id,
+    pid: (client as unknown as { processID: number }).processID,
     async query(sql: string, params?: unknown[]): Promise<QueryResult> {
       notices = [];
       tags = [];

@@ -1,0 +1,111 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createNodePgliteEngine } from '../../../src/engine/pglite/node';
+import { PgError, type Engine, type Session } from '../../../src/engine/types';
+
+const rows = async (s: Session, sql: string) => (await s.query(sql)).results.at(-1)!.rows;
+const fail = async (s: Session, sql: string) =>
+  (await s.query(sql).then(
+    () => {
+      throw new Error(`expected ${sql} to fail`);
+    },
+    (e: unknown) => e,
+  )) as PgError;
+const vacuum = async (s: Session, table: string) =>
+  (await s.query(`VACUUM (VERBOSE) ${table}`)).notices.map((n) => n.message).join('\n');
+
+describe('many sessions on one PGlite backend', () => {
+  let engine: Engine;
+  let a: Session;
+  let b: Session;
+
+  beforeEach(async () => {
+    engine = await createNodePgliteEngine();
+    a = await engine.openSession({ applicationName: 'worker-a' });
+    b = await engine.openSession({ applicationName: 'worker-b' });
+    await b.query(
+      "CREATE TABLE jobs (id int PRIMARY KEY, status text NOT NULL DEFAULT 'queued'); INSERT INTO jobs (id) SELECT generate_series(1, 6)",
+    );
+  });
+  afterEach(() => engine.close());
+
+  it('two workers claiming with FOR UPDATE SKIP LOCKED get different jobs', async () => {
+    const claim = 'SELECT id FROM jobs ORDER BY id LIMIT 2 FOR UPDATE SKIP LOCKED';
+    await a.query('BEGIN');
+    expect(await rows(a, claim)).toEqual([['1'], ['2']]);
+    await b.query('BEGIN');
+    expect(await rows(b, claim)).toEqual([['3'], ['4']]);
+    expect(await rows(b, 'SELECT gid FROM pg_prepared_xacts')).toHaveLength(1);
+  });
+
+  it('a parked writer holds its XID: VACUUM cannot remove what died after it began', async () => {
+    await a.query('BEGIN');
+    await a.query("UPDATE jobs SET status = 'running' WHERE id = 1");
+    const [[xid]] = await rows(a, 'SELECT pg_current_xact_id()::text');
+    await b.query('DELETE FROM jobs WHERE id > 3');
+    const blocked = await vacuum(b, 'jobs');
+    expect(blocked).toContain('tuples: 0 removed, 6 remain, 3 are dead but not yet removable');
+    expect(blocked).toContain(`removable cutoff: ${xid},`);
+    expect(await rows(b, 'SELECT transaction::text FROM pg_prepared_xacts')).toEqual([[xid]]);
+
+    expect((await a.query('COMMIT')).results.map((r) => r.command)).toEqual(['COMMIT']);
+    expect(await vacuum(b, 'jobs')).toContain(
+      'tuples: 4 removed, 3 remain, 0 are dead but not yet removable',
+    );
+    expect(await rows(b, 'SELECT status FROM jobs WHERE id = 1')).toEqual([['running']]);
+  });
+
+  it('a parked session may only COMMIT or ROLLBACK, and is told why', async () => {
+    await a.query("BEGIN; UPDATE jobs SET status = 'running' WHERE id = 1");
+    await b.query('SELECT 1');
+    const e = await fail(a, 'SELECT 1');
+    expect(e.code).toBe('0A000');
+    expect(e.message).toMatch(/parked.*can only COMMIT or ROLLBACK/);
+    await a.query('ROLLBACK');
+    expect(await rows(b, 'SELECT status FROM jobs WHERE id = 1')).toEqual([['queued']]);
+    expect(await rows(b, 'SELECT count(*) FROM pg_prepared_xacts')).toEqual([['0']]);
+  });
+
+  it('a READ COMMITTED reader is not parked and sees later commits, as on a server', async () => {
+    await a.query('BEGIN');
+    expect(await rows(a, 'SELECT count(*) FROM jobs')).toEqual([['6']]);
+    await b.query('DELETE FROM jobs WHERE id = 6');
+    expect(await rows(b, 'SELECT count(*) FROM pg_prepared_xacts')).toEqual([['0']]);
+    expect(await rows(a, 'SELECT count(*) FROM jobs')).toEqual([['5']]);
+    expect((await a.query('COMMIT')).results.map((r) => r.command)).toEqual(['COMMIT']);
+  });
+
+  it('a REPEATABLE READ reader is stood in for: the horizon stays where its snapshot was', async () => {
+    await a.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+    await rows(a, 'SELECT count(*) FROM jobs');
+    await b.query('DELETE FROM jobs WHERE id > 4');
+    expect(await vacuum(b, 'jobs')).toContain('2 are dead but not yet removable');
+    await a.query('COMMIT');
+    expect(await vacuum(b, 'jobs')).toContain('2 removed');
+  });
+
+  it('a failed transaction stays failed across other sessions until ROLLBACK', async () => {
+    await a.query('BEGIN');
+    expect((await fail(a, 'SELECT 1/0')).code).toBe('22012');
+    await b.query('SELECT 1');
+    const aborted = await fail(a, 'SELECT 1');
+    expect(aborted.code).toBe('25P02');
+    expect((await a.query('ROLLBACK')).results.map((r) => r.command)).toEqual(['ROLLBACK']);
+    expect(await rows(a, 'SELECT 2')).toEqual([['2']]);
+  });
+
+  it('keeps each session’s settings to itself', async () => {
+    await a.query("SET statement_timeout = '5s'");
+    expect(await rows(b, 'SHOW statement_timeout')).toEqual([['0']]);
+    expect(await rows(a, 'SHOW statement_timeout')).toEqual([['5s']]);
+    expect(await rows(a, 'SHOW application_name')).toEqual([['worker-a']]);
+    expect(await rows(b, 'SHOW application_name')).toEqual([['worker-b']]);
+  });
+
+  it('closing a parked session rolls its transaction back', async () => {
+    await a.query("BEGIN; UPDATE jobs SET status = 'running' WHERE id = 1");
+    await b.query('SELECT 1');
+    await a.close();
+    expect(await rows(b, 'SELECT status FROM jobs WHERE id = 1')).toEqual([['queued']]);
+    expect(await rows(b, 'SELECT count(*) FROM pg_prepared_xacts')).toEqual([['0']]);
+  });
+});
