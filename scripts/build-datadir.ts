@@ -2,21 +2,25 @@
 // runs initdb: loading a dumped directory is several times faster than a fresh start.
 // Output: public/engine/pgdata.tar.gz (rebuilt only when PGlite's version changes).
 import { PGlite } from '@electric-sql/pglite';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { engineStartParams } from '../src/engine/pglite/settings.ts';
+import { simSchemaSql } from '../src/engine/pglite/sim-schema.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = join(root, 'public', 'engine');
 const out = join(outDir, 'pgdata.tar.gz');
 const stamp = join(outDir, 'pgdata.version');
-const version = JSON.parse(
+const pgliteVersion = JSON.parse(
   readFileSync(join(root, 'node_modules/@electric-sql/pglite/package.json'), 'utf8'),
 ).version as string;
+// Rebuilt when PGlite or the sim schema changes.
+const version = `${pgliteVersion} ${createHash('sha256').update(simSchemaSql).digest('hex').slice(0, 12)}`;
 
 if (existsSync(out) && existsSync(stamp) && readFileSync(stamp, 'utf8') === version) {
-  console.log(`datadir: ${out} is current (PGlite ${version})`);
+  console.log(`datadir: ${out} is current (PGlite ${pgliteVersion})`);
 } else {
   const started = performance.now();
   const db = await PGlite.create({
@@ -24,6 +28,7 @@ if (existsSync(out) && existsSync(stamp) && readFileSync(stamp, 'utf8') === vers
     initDbStartParams: ['--wal-segsize=1'],
     startParams: engineStartParams,
   });
+  await db.exec(simSchemaSql);
   await db.exec('CHECKPOINT');
   // initdb leaves recycled segments ahead of the current one; PostgreSQL never needs
   // them (it makes new ones when it gets there), and each costs a megabyte in the dump.
@@ -45,5 +50,5 @@ if (existsSync(out) && existsSync(stamp) && readFileSync(stamp, 'utf8') === vers
   writeFileSync(out, Buffer.from(await dump.arrayBuffer()));
   writeFileSync(stamp, version);
   const ms = Math.round(performance.now() - started);
-  console.log(`datadir: wrote ${out} (${dump.size} bytes, PGlite ${version}, ${ms} ms)`);
+  console.log(`datadir: wrote ${out} (${dump.size} bytes, PGlite ${pgliteVersion}, ${ms} ms)`);
 }

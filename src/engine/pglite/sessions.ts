@@ -29,7 +29,12 @@ export interface SessionRecord {
   id: number;
   pid: number;
   applicationName: string;
+  /** The role it connected as (`usename`). */
+  role: string;
+  backendStart: Date;
   state: SessionStateName;
+  waitEventType: string | null;
+  waitEvent: string | null;
   xactStart: Date | null;
   queryStart: Date | null;
   stateChange: Date;
@@ -54,6 +59,12 @@ function transactionEnd(sql: string): 'commit' | 'rollback' | null {
   return null;
 }
 
+/** Statements that read the `sim` schema's view of the sessions, or signal one. */
+const readsSessions = /pg_stat_activity|pg_backend_pid|pg_cancel_backend|pg_terminate_backend/i;
+
+/** Settings that belong to the layer's bookkeeping, never saved with a session. */
+const layerSettings = new Set(['sim.sessions', 'sim.signals']);
+
 /** Statements that do not take a snapshot in a REPEATABLE READ transaction. */
 const noSnapshot = /^\s*(begin|start|set|savepoint|release|show|reset)\b/i;
 
@@ -76,6 +87,8 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
   let loaded: SessionRecord | null = null; // whose settings the backend has
   let queue: Promise<unknown> = Promise.resolve();
   let parkSeq = 0;
+  /** Sessions the server ended, with what their client reads next. */
+  const ended = new Map<number, PgErrorFields>();
 
   function serial<T>(fn: () => Promise<T>): Promise<T> {
     const next = queue.then(fn, fn);
@@ -140,7 +153,9 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
       const [saved] = await backend.exec(
         "SELECT name, current_setting(name) FROM pg_settings WHERE source = 'session'",
       );
-      loaded.settings = saved!.rows.map(([name, value]) => [name!, value!]);
+      loaded.settings = saved!.rows
+        .filter(([name]) => !layerSettings.has(name!))
+        .map(([name, value]) => [name!, value!]);
     }
     await backend.exec('RESET ALL');
     if (s.settings.length > 0) {
@@ -184,6 +199,75 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
     if (!noSnapshot.test(sql)) s.holding.snapshotTaken = true;
     resident = s;
     setState(s, reply.status === 'E' ? 'idle in transaction (aborted)' : 'idle in transaction');
+  }
+
+  /** The session table as `sim.sessions()` reads it, with `current` as the querying one. */
+  function sessionsJson(current: SessionRecord): string {
+    return JSON.stringify(
+      [...sessions.values()].map((r) => ({
+        pid: r.pid,
+        usename: r.role,
+        application_name: r.applicationName,
+        backend_start: r.backendStart.toISOString(),
+        xact_start: r.xactStart?.toISOString() ?? null,
+        query_start: r.queryStart?.toISOString() ?? null,
+        state_change: r.stateChange.toISOString(),
+        wait_event_type: r.waitEventType,
+        wait_event: r.waitEvent,
+        state: r.state,
+        query: r.query,
+        gid: r.holding.kind === 'parked' ? r.holding.gid : null,
+        emulated: r.holding.kind === 'parked' && r.holding.emulatedSnapshot,
+        is_current: r === current,
+      })),
+    );
+  }
+
+  /** Reads and clears the signals `sim.pg_cancel_backend` and friends recorded. */
+  async function takeSignals(): Promise<{ kind: string; pid: number }[]> {
+    const [taken] = await backend.exec(
+      "SELECT current_setting('sim.signals', true), set_config('sim.signals', '', false)",
+    );
+    return (taken!.rows[0]![0] ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((signal) => {
+        const [kind, pid] = signal.split(':');
+        return { kind: kind!, pid: Number(pid) };
+      });
+  }
+
+  /** Rolls back whatever transaction `r` has, wherever it is, and forgets the session. */
+  async function end(r: SessionRecord, why: PgErrorFields): Promise<void> {
+    sessions.delete(r.id);
+    ended.set(r.id, why);
+    if (r.holding.kind === 'parked') await backend.exec(`ROLLBACK PREPARED '${r.holding.gid}'`);
+    if (resident === r) {
+      await backend.exec('ROLLBACK');
+      resident = null;
+    }
+    if (loaded === r) {
+      // DISCARD ALL drops temp tables, settings, prepared statements and session
+      // advisory locks, as a backend's exit does.
+      await backend.exec('DISCARD ALL');
+      loaded = null;
+    }
+  }
+
+  /** Carries out pg_terminate_backend (cancel has nothing to cancel: no one else runs). */
+  async function carryOut(signals: { kind: string; pid: number }[]): Promise<void> {
+    for (const { kind, pid } of signals) {
+      const target = [...sessions.values()].find((r) => r.pid === pid);
+      if (kind === 'terminate' && target) {
+        // The FATAL a client reads when its backend is terminated (ProcessInterrupts in
+        // src/backend/tcop/postgres.c).
+        await end(target, {
+          code: '57P01',
+          severity: 'FATAL',
+          message: 'terminating connection due to administrator command',
+        });
+      }
+    }
   }
 
   /** Runs COMMIT or ROLLBACK for a parked session as COMMIT/ROLLBACK PREPARED. */
@@ -231,8 +315,13 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
       );
     }
     await enter(s);
+    const seesSessions = readsSessions.test(sql) && s.state !== 'idle in transaction (aborted)';
+    if (seesSessions) {
+      await backend.exec("SELECT set_config('sim.sessions', $1, false)", [sessionsJson(s)]);
+    }
     const reply = await backend.run(sql, params);
     await settle(s, reply, sql);
+    if (seesSessions) await carryOut(await takeSignals());
     const partial = { results: reply.results, notices: reply.notices };
     return reply.error ? { ok: false, error: reply.error, partial } : { ok: true, result: partial };
   }
@@ -244,15 +333,22 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
         const id = nextId++;
         const record: SessionRecord = {
           id,
-          pid: 40000 + id, // a synthetic pid, in the range a server's backends usually get
+          pid: 40000 + id, // synthetic, in the range a server's backends usually get
           applicationName,
+          role: 'postgres',
+          backendStart: now(),
           state: 'idle',
+          waitEventType: null,
+          waitEvent: null,
           xactStart: null,
           queryStart: null,
           stateChange: now(),
           query: '',
           holding: { kind: 'none' },
-          settings: [['application_name', applicationName]],
+          settings: [
+            ['application_name', applicationName],
+            ['sim.pid', String(40000 + id)],
+          ],
         };
         sessions.set(id, record);
         return { id, pid: record.pid };
@@ -262,6 +358,15 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
     /** Runs `sql` for session `id`, switching the backend to it first. */
     query(id: number, sql: string, params?: unknown[]): Promise<QueryReply> {
       return serial(async () => {
+        const why = ended.get(id);
+        if (why) {
+          ended.set(id, {
+            code: '08003',
+            severity: 'ERROR',
+            message: 'the connection is closed: the server ended this session',
+          });
+          return { ok: false, error: why, partial: { results: [], notices: [] } };
+        }
         const s = get(id);
         s.query = sql;
         s.queryStart = now();
@@ -277,19 +382,9 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
     /** Ends the session as a disconnect would: its transaction rolls back, its state goes. */
     closeSession(id: number): Promise<void> {
       return serial(async () => {
-        const s = get(id);
-        sessions.delete(id);
-        if (s.holding.kind === 'parked') await backend.exec(`ROLLBACK PREPARED '${s.holding.gid}'`);
-        if (resident === s) {
-          await backend.exec('ROLLBACK');
-          resident = null;
-        }
-        if (loaded === s) {
-          // DISCARD ALL drops temp tables, settings, prepared statements and session
-          // advisory locks, as a backend's exit does.
-          await backend.exec('DISCARD ALL');
-          loaded = null;
-        }
+        if (ended.delete(id)) return;
+        await end(get(id), { code: '08003', severity: 'ERROR', message: 'the session is closed' });
+        ended.delete(id);
       });
     },
 

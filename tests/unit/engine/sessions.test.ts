@@ -109,3 +109,76 @@ describe('many sessions on one PGlite backend', () => {
     expect(await rows(b, 'SELECT count(*) FROM pg_prepared_xacts')).toEqual([['0']]);
   });
 });
+
+describe('pg_stat_activity and signals for the simulated sessions', () => {
+  let engine: Engine;
+  let reader: Session;
+  let worker: Session;
+
+  const articleQuery = `SELECT pid, application_name, state, age(COALESCE(backend_xmin, backend_xid)) AS holding_back_by, now() - xact_start AS open_for FROM pg_stat_activity WHERE datname = current_database() AND COALESCE(backend_xmin, backend_xid) IS NOT NULL ORDER BY holding_back_by DESC;`;
+
+  beforeEach(async () => {
+    engine = await createNodePgliteEngine();
+    reader = await engine.openSession({ applicationName: 'reader' });
+    worker = await engine.openSession({ applicationName: 'worker-07' });
+    await reader.query(
+      'CREATE TABLE jobs (id int PRIMARY KEY, status text); INSERT INTO jobs VALUES (1, $$queued$$)',
+    );
+  });
+  afterEach(() => engine.close());
+
+  it('each session sees its own synthetic pid', async () => {
+    expect(await rows(reader, 'SELECT pg_backend_pid()')).toEqual([[String(reader.pid)]]);
+    expect(await rows(worker, 'SELECT pg_backend_pid()')).toEqual([[String(worker.pid)]]);
+  });
+
+  it('the article’s query finds the idle writer by backend_xid; backend_xmin IS NOT NULL misses it', async () => {
+    await worker.query("BEGIN; UPDATE jobs SET status = 'running' WHERE id = 1");
+    const [[xid]] = await rows(worker, 'SELECT pg_current_xact_id()::text');
+    const found = await rows(reader, articleQuery);
+    const byName = Object.fromEntries(found.map((r) => [r[1], r]));
+    expect(byName['worker-07']!.slice(0, 3)).toEqual([
+      String(worker.pid),
+      'worker-07',
+      'idle in transaction',
+    ]);
+    // The reader itself is listed too, as on a server: it is running the query.
+    expect(byName['reader']![2]).toBe('active');
+    const xmins = await rows(
+      reader,
+      'SELECT application_name, backend_xid::text, backend_xmin::text FROM pg_stat_activity WHERE backend_xmin IS NOT NULL ORDER BY 1',
+    );
+    expect(xmins.map((r) => r[0])).toEqual(['reader']);
+    const writer = await rows(
+      reader,
+      "SELECT backend_xid::text, state FROM pg_stat_activity WHERE application_name = 'worker-07'",
+    );
+    expect(writer).toEqual([[xid, 'idle in transaction']]);
+  });
+
+  it('pg_terminate_backend ends a parked writer: its transaction rolls back, its client reads FATAL 57P01', async () => {
+    await worker.query("BEGIN; UPDATE jobs SET status = 'running' WHERE id = 1");
+    expect(await rows(reader, `SELECT pg_terminate_backend(${worker.pid})`)).toEqual([['t']]);
+    expect(await rows(reader, 'SELECT status FROM jobs')).toEqual([['queued']]);
+    expect(
+      await rows(
+        reader,
+        "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'worker-07'",
+      ),
+    ).toEqual([['0']]);
+    const fatal = await fail(worker, 'COMMIT');
+    expect([fatal.severity, fatal.code, fatal.message]).toEqual([
+      'FATAL',
+      '57P01',
+      'terminating connection due to administrator command',
+    ]);
+  });
+
+  it('pg_terminate_backend of a pid that is no session warns and returns false, as a server does', async () => {
+    const { results, notices } = await reader.query('SELECT pg_terminate_backend(1)');
+    expect(results[0]!.rows).toEqual([['f']]);
+    expect(notices.map((n) => `${n.severity}: ${n.message}`)).toEqual([
+      'WARNING: PID 1 is not a PostgreSQL backend process',
+    ]);
+  });
+});

@@ -1,0 +1,70 @@
+// The `sim` schema, built into the prepared data directory (scripts/build-datadir.ts) so
+// that no XID is spent on it in the browser. It shows the session layer's sessions to
+// SQL: `search_path` puts `sim` before `pg_catalog`, so the article's pg_stat_activity
+// query, pg_backend_pid() and pg_terminate_backend() run verbatim against the simulated
+// sessions. The session table arrives as JSON in the `sim.sessions` setting, set just
+// before a statement that reads it (setting a value spends no XID and writes nothing).
+
+/** Where `sim` sits in every session's search path (see `engineStartParams`). */
+export const simSearchPath = '"$user", public, sim, pg_catalog';
+
+/** The SQL that creates the `sim` schema. */
+export const simSchemaSql = `
+CREATE SCHEMA sim;
+COMMENT ON SCHEMA sim IS 'Seat & Ledger: the simulated sessions that share PGlite''s one backend';
+
+CREATE FUNCTION sim.sessions() RETURNS TABLE (
+  pid integer, usename name, application_name text, backend_start timestamptz,
+  xact_start timestamptz, query_start timestamptz, state_change timestamptz,
+  wait_event_type text, wait_event text, state text, query text, gid text,
+  emulated boolean, is_current boolean)
+LANGUAGE sql STABLE AS $$
+  SELECT * FROM jsonb_to_recordset(
+    coalesce(nullif(current_setting('sim.sessions', true), ''), '[]')::jsonb
+  ) AS s(pid integer, usename name, application_name text, backend_start timestamptz,
+         xact_start timestamptz, query_start timestamptz, state_change timestamptz,
+         wait_event_type text, wait_event text, state text, query text, gid text,
+         emulated boolean, is_current boolean)
+$$;
+
+-- The same columns as pg_catalog.pg_stat_activity in PostgreSQL 18. XIDs are real: a
+-- parked session's comes from pg_prepared_xacts; the querying session's from its own
+-- transaction; a snapshot stand-in's (emulated) is shown as backend_xmin.
+CREATE VIEW sim.pg_stat_activity AS
+SELECT d.oid AS datid, d.datname, s.pid, NULL::integer AS leader_pid, r.oid AS usesysid,
+       s.usename, s.application_name, NULL::inet AS client_addr, NULL::text AS client_hostname,
+       NULL::integer AS client_port, s.backend_start, s.xact_start, s.query_start,
+       s.state_change, s.wait_event_type, s.wait_event, s.state,
+       CASE WHEN s.is_current THEN pg_current_xact_id_if_assigned()::text::xid
+            WHEN NOT s.emulated THEN p.transaction END AS backend_xid,
+       CASE WHEN s.is_current THEN pg_snapshot_xmin(pg_current_snapshot())::text::xid
+            WHEN s.emulated THEN p.transaction END AS backend_xmin,
+       NULL::bigint AS query_id, s.query, 'client backend'::text AS backend_type
+  FROM sim.sessions() s
+  JOIN pg_database d ON d.datname = current_database()
+  LEFT JOIN pg_roles r ON r.rolname = s.usename
+  LEFT JOIN pg_prepared_xacts p ON p.gid = s.gid;
+
+CREATE FUNCTION sim.pg_backend_pid() RETURNS integer
+LANGUAGE sql STABLE AS $$ SELECT current_setting('sim.pid')::integer $$;
+
+-- Signals are recorded in sim.signals and carried out by the session layer once the
+-- statement ends. A pid that is not a session gets the server's warning and false.
+CREATE FUNCTION sim.signal_backend(kind text, target integer) RETURNS boolean
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM sim.sessions() s WHERE s.pid = target) THEN
+    RAISE WARNING 'PID % is not a PostgreSQL backend process', target;
+    RETURN false;
+  END IF;
+  PERFORM set_config('sim.signals',
+    coalesce(current_setting('sim.signals', true), '') || kind || ':' || target || ',', false);
+  RETURN true;
+END $$;
+
+CREATE FUNCTION sim.pg_cancel_backend(pid integer) RETURNS boolean
+LANGUAGE sql AS $$ SELECT sim.signal_backend('cancel', pid) $$;
+
+CREATE FUNCTION sim.pg_terminate_backend(pid integer, timeout bigint DEFAULT 0) RETURNS boolean
+LANGUAGE sql AS $$ SELECT sim.signal_backend('terminate', pid) $$;
+`;
