@@ -117,11 +117,23 @@ export interface Session {
   close(): Promise<void>;
 }
 
+/** How a session connects. */
+export interface SessionOptions {
+  /** Shown as `application_name` in pg_stat_activity. */
+  applicationName?: string;
+  /**
+   * `superuser` connects as `postgres` (the default); `ordinary` as the role `app`, which
+   * cannot use the connection slots reserved for superusers.
+   */
+  role?: 'superuser' | 'ordinary';
+}
+
 /** A running PostgreSQL that hands out sessions. */
 export interface Engine {
   /** `pglite` or `server`: shown to readers so they know where the output came from. */
   readonly kind: 'pglite' | 'server';
-  openSession(options?: { applicationName?: string }): Promise<Session>;
+  /** Connects; rejects with PgError (FATAL 53300) when no connection slot is left. */
+  openSession(options?: SessionOptions): Promise<Session>;
   /** Stops the engine and every session on it. */
   close(): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import { EngineGoneError, PgError, type QueryResult, type Session } from '../types';
 import type { EngineApi } from './core';
+import type { OpenReply } from './sessions';
 import type { Method } from './messages';
 
 /** Calls one engine API method, in this thread or across a worker boundary. */
@@ -13,11 +14,9 @@ export type CallApi = <M extends Method>(
  * still the running one: after a restart the session's backend is gone, so its calls
  * fail with a plain EngineGoneError instead of reaching a stranger's session.
  */
-export function apiSession(
-  call: CallApi,
-  { id, pid }: { id: number; pid: number },
-  alive: () => boolean,
-): Session {
+export function apiSession(call: CallApi, opened: OpenReply, alive: () => boolean): Session {
+  if (!opened.ok) throw new PgError(opened.error);
+  const { id, pid } = opened;
   const gone = () =>
     new EngineGoneError('This session ended when the engine restarted. Open a new one.');
   return {

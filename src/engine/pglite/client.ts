@@ -1,7 +1,7 @@
 // The browser's PGlite engine: a Web Worker driven from the main thread. The WASM module
 // and start files are fetched and compiled once per page and handed to each worker, so a
 // restart costs a boot, not a download.
-import { EngineGoneError, type Session } from '../types';
+import { EngineGoneError, type Session, type SessionOptions } from '../types';
 import type { Engine } from '../types';
 import { apiSession, type CallApi } from './api-engine';
 import { engineAssetUrls } from './assets';
@@ -20,7 +20,7 @@ export interface PageEngine extends Engine {
   start(onProgress?: (p: StartProgress) => void): Promise<void>;
   /** Replaces the worker with a fresh one; calls in flight reject with EngineGoneError. */
   restart(onProgress?: (p: StartProgress) => void): Promise<void>;
-  openSession(options?: { applicationName?: string }): Promise<Session>;
+  openSession(options?: SessionOptions): Promise<Session>;
 }
 
 type Progress = (p: StartProgress) => void;
@@ -110,10 +110,10 @@ class WorkerEngine implements PageEngine {
     return this.booting;
   }
 
-  async openSession(options?: { applicationName?: string }): Promise<Session> {
+  async openSession(options: SessionOptions = {}): Promise<Session> {
     await this.start();
     const generation = this.generation;
-    const opened = await this.call('openSession', options?.applicationName);
+    const opened = await this.call('openSession', options);
     return apiSession(this.call, opened, () => generation === this.generation);
   }
 

@@ -10,22 +10,30 @@ import { engineStartParams } from './settings';
 
 const dataDirPath = new URL('../../../public/engine/pgdata.tar.gz', import.meta.url);
 
-/** Starts PGlite from the prepared data directory (run `npm run datadir` first). */
-export async function createNodePgliteEngine(): Promise<Engine> {
+/**
+ * Starts PGlite from the prepared data directory (run `npm run datadir` first), with
+ * `settings` as extra `-c` flags (e.g. a small `max_connections`).
+ */
+export async function createNodePgliteEngine(
+  settings: Record<string, string> = {},
+): Promise<Engine> {
   const dataDir = await readFile(dataDirPath).catch(() => {
     throw new Error('No prepared data directory: run `npm run datadir` first.');
   });
   const db = await PGlite.create({
     loadDataDir: new Blob([dataDir]),
-    startParams: engineStartParams,
+    startParams: [
+      ...engineStartParams,
+      ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
+    ],
   });
   const api = makeEngineApi(db);
   const call = ((method: Method, ...args: unknown[]) =>
     (api[method] as (...a: unknown[]) => Promise<unknown>)(...args)) as CallApi;
   return {
     kind: 'pglite',
-    async openSession(options) {
-      const opened = await call('openSession', options?.applicationName);
+    async openSession(options = {}) {
+      const opened = await call('openSession', options);
       return apiSession(call, opened, () => !db.closed);
     },
     close: () => db.close(),

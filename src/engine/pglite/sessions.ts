@@ -8,7 +8,7 @@
 // - READ COMMITTED that only read holds nothing on a server either: it is closed in the
 //   backend and reopened at the session's next statement;
 // - a failed transaction is closed and recreated as failed at the next statement.
-import type { PgErrorFields, QueryResult } from '../types';
+import type { PgErrorFields, QueryResult, SessionOptions } from '../types';
 import type { Backend, BackendReply } from './backend';
 
 /** A session's `state` as pg_stat_activity shows it. */
@@ -47,6 +47,36 @@ export interface SessionRecord {
 /** The answer to one query as plain data: results, or an error with what came before it. */
 export type QueryReply =
   { ok: true; result: QueryResult } | { ok: false; error: PgErrorFields; partial: QueryResult };
+
+/** The answer to opening a session: its ids, or the FATAL a server sends instead. */
+export type OpenReply = { ok: true; id: number; pid: number } | { ok: false; error: PgErrorFields };
+
+/** Connection slots, read from the engine's own settings. */
+interface Slots {
+  max: number;
+  superuserReserved: number;
+  reserved: number;
+}
+
+/**
+ * Whether one more session of this kind gets a seat, by PostgreSQL 18's rules: a
+ * superuser needs any free slot (InitProcess: "sorry, too many clients already"); any
+ * other role must leave the reserved slots free (InitPostgres in
+ * src/backend/utils/init/postinit.c), counting its own slot as taken.
+ */
+export function seatRefusal(open: number, superuser: boolean, slots: Slots): PgErrorFields | null {
+  const fatal = (message: string): PgErrorFields => ({ code: '53300', severity: 'FATAL', message });
+  if (open >= slots.max) return fatal('sorry, too many clients already');
+  if (superuser) return null;
+  const free = slots.max - open - 1;
+  if (free >= slots.superuserReserved + slots.reserved) return null;
+  if (free < slots.superuserReserved) {
+    return fatal('remaining connection slots are reserved for roles with the SUPERUSER attribute');
+  }
+  return fatal(
+    'remaining connection slots are reserved for roles with privileges of the "pg_use_reserved_connections" role',
+  );
+}
 
 /** Matches a statement that ends a transaction, and says how. */
 function transactionEnd(sql: string): 'commit' | 'rollback' | null {
@@ -87,6 +117,15 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
   let loaded: SessionRecord | null = null; // whose settings the backend has
   let queue: Promise<unknown> = Promise.resolve();
   let parkSeq = 0;
+  let slots: Slots | undefined;
+
+  async function readSlots(): Promise<Slots> {
+    const [read] = await backend.exec(
+      "SELECT current_setting('max_connections')::int, current_setting('superuser_reserved_connections')::int, current_setting('reserved_connections')::int",
+    );
+    const [max, superuserReserved, reserved] = read!.rows[0]!.map(Number);
+    return { max: max!, superuserReserved: superuserReserved!, reserved: reserved! };
+  }
   /** Sessions the server ended, with what their client reads next. */
   const ended = new Map<number, PgErrorFields>();
 
@@ -328,14 +367,22 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
 
   return {
     /** Opens a session; nothing reaches the backend until it runs a statement. */
-    openSession(applicationName = 'seat-ledger'): Promise<{ id: number; pid: number }> {
+    openSession({
+      applicationName = 'seat-ledger',
+      role = 'superuser',
+    }: SessionOptions = {}): Promise<OpenReply> {
       return serial(async () => {
+        slots ??= await readSlots();
+        const refusal = seatRefusal(sessions.size, role === 'superuser', slots);
+        if (refusal) return { ok: false as const, error: refusal };
         const id = nextId++;
         const record: SessionRecord = {
           id,
           pid: 40000 + id, // synthetic, in the range a server's backends usually get
           applicationName,
-          role: 'postgres',
+          // Modelled: every session runs as the superuser in the one backend; the role
+          // decides its seat and what pg_stat_activity shows, not its privileges.
+          role: role === 'superuser' ? 'postgres' : 'app',
           backendStart: now(),
           state: 'idle',
           waitEventType: null,
@@ -351,7 +398,7 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
           ],
         };
         sessions.set(id, record);
-        return { id, pid: record.pid };
+        return { ok: true as const, id, pid: record.pid };
       });
     },
 

@@ -83,6 +83,13 @@ export async function startTestServer(settings: Record<string, string> = {}): Pr
   await server.initialise();
   await server.start();
   const clients = new Set<pg.Client>();
+  // The ordinary role sessions use when they ask for `role: 'ordinary'`.
+  const setup = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password });
+  await setup.connect();
+  await setup.query(
+    `CREATE ROLE app LOGIN PASSWORD '${password}'; GRANT CREATE, USAGE ON SCHEMA public TO app`,
+  );
+  await setup.end();
 
   const engine: Engine = {
     kind: 'server',
@@ -90,13 +97,15 @@ export async function startTestServer(settings: Record<string, string> = {}): Pr
       const client = new pg.Client({
         host: '127.0.0.1',
         port,
-        user: 'postgres',
+        user: options?.role === 'ordinary' ? 'app' : 'postgres',
         password,
         database: 'postgres',
         application_name: options?.applicationName ?? 'seat-ledger',
         types: textTypes,
       });
-      await client.connect();
+      await client.connect().catch((error: unknown) => {
+        throw error instanceof pg.DatabaseError ? toPgError(error, []) : error;
+      });
       clients.add(client);
       return serverSession(client, clients.size, () => clients.delete(client));
     },
@@ -115,6 +124,21 @@ export async function startTestServer(settings: Record<string, string> = {}): Pr
       await rm(databaseDir, { recursive: true, force: true });
     },
   };
+}
+
+/** pg's error as ours; pg drops the results of statements before the failing one. */
+function toPgError(error: pg.DatabaseError, notices: Notice[]): PgError {
+  return new PgError(
+    {
+      code: error.code ?? 'XX000',
+      severity: error.severity ?? 'ERROR',
+      message: error.message,
+      ...(error.detail ? { detail: error.detail } : {}),
+      ...(error.hint ? { hint: error.hint } : {}),
+      ...(error.position ? { position: Number(error.position) } : {}),
+    },
+    { results: [], notices },
+  );
 }
 
 function serverSession(client: pg.Client, id: number, forget: () => void): Session {
@@ -142,18 +166,7 @@ function serverSession(client: pg.Client, id: number, forget: () => void): Sessi
         return { results, notices };
       } catch (error) {
         if (!(error instanceof pg.DatabaseError)) throw error;
-        throw new PgError(
-          {
-            code: error.code ?? 'XX000',
-            severity: error.severity ?? 'ERROR',
-            message: error.message,
-            ...(error.detail ? { detail: error.detail } : {}),
-            ...(error.hint ? { hint: error.hint } : {}),
-            ...(error.position ? { position: Number(error.position) } : {}),
-          },
-          // pg drops the results of statements before the failing one
-          { results: [], notices },
-        );
+        throw toPgError(error, notices);
       }
     },
     async close() {
