@@ -89,6 +89,19 @@ export class PgError extends Error implements PgErrorFields {
 }
 
 /**
+ * The engine cannot show this truthfully: with several sessions on PGlite's one backend
+ * some orders of events have no honest rendering (a parked transaction going on, say).
+ * Not a PostgreSQL error; the message names the limit. The isolation-spec runner prints
+ * it as `not expressible: <message>`.
+ */
+export class NotExpressibleError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NotExpressibleError';
+  }
+}
+
+/**
  * The engine itself went away (a restart, a crash, a closed worker), so the statement's
  * outcome is unknown. Not a PostgreSQL error: it has no SQLSTATE.
  */

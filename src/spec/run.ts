@@ -155,7 +155,9 @@ class Runner {
     }
     // The tester's lock-wait probe, with the pids of every spec session spelled into it.
     const pids = this.conns.slice(1).map((c) => c.pid);
-    this.waitQuery = `SELECT pg_catalog.pg_isolation_test_session_is_blocked($1, '{${pids.join(',')}}')`;
+    // Unqualified, unlike the tester's, so an engine may answer for its own sessions
+    // (PGlite's sim schema does); on a server it resolves to pg_catalog's function.
+    this.waitQuery = `SELECT pg_isolation_test_session_is_blocked($1, '{${pids.join(',')}}')`;
   }
 
   private async disconnect(): Promise<void> {

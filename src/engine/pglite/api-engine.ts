@@ -1,4 +1,10 @@
-import { EngineGoneError, PgError, type QueryResult, type Session } from '../types';
+import {
+  EngineGoneError,
+  NotExpressibleError,
+  PgError,
+  type QueryResult,
+  type Session,
+} from '../types';
 import type { EngineApi } from './core';
 import type { OpenReply } from './sessions';
 import type { Method } from './messages';
@@ -25,6 +31,7 @@ export function apiSession(call: CallApi, opened: OpenReply, alive: () => boolea
     async query(sql: string, params?: unknown[]): Promise<QueryResult> {
       if (!alive()) throw gone();
       const reply = await call('query', id, sql, params);
+      if ('notExpressible' in reply) throw new NotExpressibleError(reply.notExpressible);
       if (!reply.ok) throw new PgError(reply.error, reply.partial);
       return reply.result;
     },

@@ -9,7 +9,9 @@
 //   backend and reopened at the session's next statement;
 // - a failed transaction is closed and recreated as failed at the next statement.
 import type { PgErrorFields, QueryResult, SessionOptions } from '../types';
-import type { Backend, BackendReply } from './backend';
+import { splitStatements } from '../split-statements';
+import type { Backend, BackendReply, TransactionStatus } from './backend';
+import { conflicts, mentions, statementNeeds, withNowait, type LockMode } from './waits';
 
 /** A session's `state` as pg_stat_activity shows it. */
 export type SessionStateName =
@@ -40,13 +42,28 @@ export interface SessionRecord {
   stateChange: Date;
   query: string;
   holding: Holding;
+  /** The backend's transaction status after this session's last statement. */
+  status: TransactionStatus;
+  /** The session whose parked transaction this one waits for. */
+  blockedBy: SessionRecord | null;
   /** Session-level settings, saved while another session's are loaded in the backend. */
   settings: [name: string, value: string][];
 }
 
 /** The answer to one query as plain data: results, or an error with what came before it. */
 export type QueryReply =
-  { ok: true; result: QueryResult } | { ok: false; error: PgErrorFields; partial: QueryResult };
+  | { ok: true; result: QueryResult }
+  | { ok: false; error: PgErrorFields; partial: QueryResult }
+  /** What one backend cannot show truthfully; the reason names the limit. */
+  | { ok: false; notExpressible: string };
+
+/** A statement waiting for a parked transaction to end, and how to answer its caller. */
+interface Waiter {
+  s: SessionRecord;
+  sql: string;
+  params?: unknown[];
+  answer: (reply: QueryReply) => void;
+}
 
 /** The answer to opening a session: its ids, or the FATAL a server sends instead. */
 export type OpenReply = { ok: true; id: number; pid: number } | { ok: false; error: PgErrorFields };
@@ -90,7 +107,8 @@ function transactionEnd(sql: string): 'commit' | 'rollback' | null {
 }
 
 /** Statements that read the `sim` schema's view of the sessions, or signal one. */
-const readsSessions = /pg_stat_activity|pg_backend_pid|pg_cancel_backend|pg_terminate_backend/i;
+const readsSessions =
+  /pg_stat_activity|pg_backend_pid|pg_cancel_backend|pg_terminate_backend|pg_isolation_test_session_is_blocked/i;
 
 /** Settings that belong to the layer's bookkeeping, never saved with a session. */
 const layerSettings = new Set(['sim.sessions', 'sim.signals']);
@@ -98,15 +116,9 @@ const layerSettings = new Set(['sim.sessions', 'sim.signals']);
 /** Statements that do not take a snapshot in a REPEATABLE READ transaction. */
 const noSnapshot = /^\s*(begin|start|set|savepoint|release|show|reset)\b/i;
 
-const limitCode = '0A000'; // feature_not_supported: what the engine cannot do, not an SQL error
-
-/** An error from the session layer itself, worded so a reader knows it is a limit. */
-function limitError(message: string, hint?: string): QueryReply {
-  return {
-    ok: false,
-    error: { code: limitCode, severity: 'ERROR', message, ...(hint ? { hint } : {}) },
-    partial: { results: [], notices: [] },
-  };
+/** The answer for what the engine cannot show truthfully. */
+function notExpressible(reason: string): QueryReply {
+  return { ok: false, notExpressible: reason };
 }
 
 /** The session layer over one backend; every call runs alone, in the order it came. */
@@ -117,6 +129,7 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
   let loaded: SessionRecord | null = null; // whose settings the backend has
   let queue: Promise<unknown> = Promise.resolve();
   let parkSeq = 0;
+  const waiters: Waiter[] = [];
   let slots: Slots | undefined;
 
   async function readSlots(): Promise<Slots> {
@@ -217,12 +230,14 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
       await backend.exec('BEGIN');
       await backend.run("DO $$BEGIN RAISE EXCEPTION 'recreating a failed transaction'; END$$");
       s.holding = { kind: 'resident', isolation: 'read committed', snapshotTaken: false };
+      s.status = 'E';
     }
     if (s.holding.kind === 'resident') resident = s;
   }
 
   /** Updates `s` from the backend's transaction status after its statement. */
   async function settle(s: SessionRecord, reply: BackendReply, sql: string): Promise<void> {
+    s.status = reply.status;
     if (reply.status === 'I') {
       s.holding = { kind: 'none' };
       s.xactStart = null;
@@ -258,6 +273,7 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
         gid: r.holding.kind === 'parked' ? r.holding.gid : null,
         emulated: r.holding.kind === 'parked' && r.holding.emulatedSnapshot,
         is_current: r === current,
+        blocked_by: r.blockedBy?.pid ?? null,
       })),
     );
   }
@@ -332,37 +348,228 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
     };
   }
 
-  async function runQuery(s: SessionRecord, sql: string, params?: unknown[]): Promise<QueryReply> {
+  /** Locks that parked transactions hold on relations, with their holders. */
+  async function parkedRelationLocks(): Promise<
+    { holder: SessionRecord; relname: string; mode: LockMode }[]
+  > {
+    const [locks] = await backend.exec(`
+      WITH parked AS (
+        SELECT l.virtualtransaction, p.gid
+          FROM pg_locks l JOIN pg_prepared_xacts p
+            ON l.locktype = 'transactionid' AND l.transactionid = p.transaction)
+      SELECT parked.gid, c.relname, l.mode
+        FROM pg_locks l JOIN parked USING (virtualtransaction)
+        JOIN pg_class c ON c.oid = l.relation
+       WHERE l.locktype = 'relation'`);
+    const byGid = new Map(
+      [...sessions.values()].flatMap((r) =>
+        r.holding.kind === 'parked' ? [[r.holding.gid, r] as const] : [],
+      ),
+    );
+    return locks!.rows.flatMap(([gid, relname, mode]) => {
+      const holder = byGid.get(gid!);
+      return holder ? [{ holder, relname: relname!, mode: mode as LockMode }] : [];
+    });
+  }
+
+  /** The parked session holding XID `xid`, if any. */
+  function parkedByXid(xid: string): SessionRecord | undefined {
+    return [...sessions.values()].find(
+      (r) => r.holding.kind === 'parked' && !r.holding.emulatedSnapshot && r.holding.xid === xid,
+    );
+  }
+
+  /** Does `s` hold an XID in the backend right now? */
+  async function residentHasXid(s: SessionRecord): Promise<boolean> {
+    if (resident !== s) return false;
+    const [assigned] = await backend.exec('SELECT pg_current_xact_id_if_assigned() IS NOT NULL');
+    return assigned!.rows[0]![0] === 't';
+  }
+
+  /**
+   * Decides whether `sql`, sent now by `s`, would wait on a parked transaction, asking
+   * PostgreSQL: pg_locks for table locks, the xmax of the target rows for UPDATE and
+   * DELETE, a NOWAIT probe for SELECT … FOR UPDATE/SHARE. A probe that succeeds has
+   * done the statement's work, so its reply is returned as the statement's own.
+   */
+  async function check(
+    s: SessionRecord,
+    sql: string,
+    params?: unknown[],
+  ): Promise<
+    | { verdict: 'free' }
+    | { verdict: 'done'; reply: BackendReply }
+    | { verdict: 'waits'; holder: SessionRecord; event: 'relation' | 'transactionid' }
+    | { verdict: 'unknown'; holder: SessionRecord }
+  > {
+    if (![...sessions.values()].some((r) => r.holding.kind === 'parked'))
+      return { verdict: 'free' };
+    const locks = await parkedRelationLocks();
+    const statements = splitStatements(sql).map((st) => st.sql);
+    let probe: { holder: SessionRecord } | null = null;
+    for (const statement of statements) {
+      const needs = statementNeeds(statement);
+      for (const lock of locks) {
+        if (!mentions(statement, lock.relname)) continue;
+        if (conflicts(needs.mode, lock.mode)) {
+          return { verdict: 'waits', holder: lock.holder, event: 'relation' };
+        }
+        const rowLocks = lock.mode === 'RowShareLock' || lock.mode === 'RowExclusiveLock';
+        if (!rowLocks || needs.rows.kind === 'none') continue;
+        if (needs.rows.kind === 'unchecked') return { verdict: 'unknown', holder: lock.holder };
+        if (needs.rows.kind === 'lock-rows') {
+          if (statements.length > 1) return { verdict: 'unknown', holder: lock.holder };
+          probe = { holder: lock.holder };
+          continue;
+        }
+        // UPDATE or DELETE: a target row whose xmax is a parked XID is locked or updated
+        // by that transaction, and the statement would wait for it.
+        const { table, alias, where } = needs.rows;
+        await enter(s);
+        const parkedXids = [...sessions.values()].flatMap((r) =>
+          r.holding.kind === 'parked' && !r.holding.emulatedSnapshot ? [r.holding.xid] : [],
+        );
+        const target = alias ?? table;
+        // XIDs are digits, so they can stand in the text; `params` are the statement's own.
+        const [found] = await backend.exec(
+          `SELECT ${target}.xmax::text FROM ${table} ${alias ?? ''}
+            WHERE (${where ?? 'true'}) AND ${target}.xmax::text = ANY('{${parkedXids.join(',')}}')
+            LIMIT 1`,
+          params,
+        );
+        const xid = found?.rows[0]?.[0];
+        const holder = xid ? parkedByXid(xid) : undefined;
+        if (holder) return { verdict: 'waits', holder, event: 'transactionid' };
+      }
+    }
+    if (!probe) return { verdict: 'free' };
+    // A NOWAIT probe, sent where it costs this session nothing it holds: in its own
+    // implicit transaction when it has no XID (its open transaction is set aside and
+    // reopened, as READ COMMITTED allows), else inside a savepoint of its transaction.
+    const savepoint = await residentHasXid(s);
+    if (!savepoint && resident) await setAside(resident);
+    if (savepoint) await backend.exec('SAVEPOINT seat_ledger_probe');
+    else await loadSettings(s);
+    const reply = await backend.run(withNowait(sql), params);
+    const blocked = reply.error?.code === '55P03';
+    if (savepoint) {
+      await backend.exec(
+        blocked
+          ? 'ROLLBACK TO SAVEPOINT seat_ledger_probe; RELEASE SAVEPOINT seat_ledger_probe'
+          : 'RELEASE SAVEPOINT seat_ledger_probe',
+      );
+    }
+    if (blocked) return { verdict: 'waits', holder: probe.holder, event: 'transactionid' };
+    // Outside a transaction the probe was the statement itself; inside one it ran in a
+    // savepoint of the session's own transaction. Either way its answer stands.
+    const sessionIdle = s.holding.kind === 'none';
+    if (savepoint || sessionIdle) return { verdict: 'done', reply };
+    // The probe ran apart from the session's open transaction: run it there for real.
+    return { verdict: 'free' };
+  }
+
+  async function runQuery(
+    s: SessionRecord,
+    sql: string,
+    params?: unknown[],
+  ): Promise<QueryReply | { wait: Promise<QueryReply> }> {
     const holding = s.holding;
     if (holding.kind === 'parked') {
       const how = transactionEnd(sql);
-      if (how) return finishParked(s, how, holding.gid);
-      return limitError(
-        'This session’s transaction is parked: the in-browser engine runs one transaction ' +
+      if (how) {
+        const reply = await finishParked(s, how, holding.gid);
+        await wakeWaiters();
+        return reply;
+      }
+      return notExpressible(
+        'this session’s transaction is parked: the in-browser engine runs one transaction ' +
           'at a time, so it set this one aside with PREPARE TRANSACTION when another session ' +
-          'needed PostgreSQL. A parked transaction can only COMMIT or ROLLBACK.',
-        'End it with COMMIT or ROLLBACK; a real server would let it go on.',
+          'needed PostgreSQL, and a parked transaction can only COMMIT or ROLLBACK ' +
+          '(a real server would let it go on)',
       );
     }
     if (holding.kind === 'lost') {
       s.holding = { kind: 'none' };
       s.xactStart = null;
       setState(s, 'idle');
-      return limitError(
-        `This session’s transaction could not be set aside: ${holding.reason}. ` +
-          'Its changes are gone; the session can start a new transaction.',
+      return notExpressible(
+        `this session’s transaction could not be set aside: ${holding.reason}; ` +
+          'its changes are gone, and the session can start a new transaction',
       );
     }
-    await enter(s);
-    const seesSessions = readsSessions.test(sql) && s.state !== 'idle in transaction (aborted)';
-    if (seesSessions) {
-      await backend.exec("SELECT set_config('sim.sessions', $1, false)", [sessionsJson(s)]);
+    // The resident's locks must be parked ones before the check can see them.
+    if (resident && resident !== s) await setAside(resident);
+    const verdict = await check(s, sql, params);
+    if (verdict.verdict === 'unknown') {
+      return notExpressible(
+        `this statement may wait on rows that ${verdict.holder.applicationName} ` +
+          `(pid ${verdict.holder.pid}) holds in its parked transaction, and the in-browser ` +
+          'engine cannot check this kind of statement in advance (PGlite would hang on the wait)',
+      );
     }
-    const reply = await backend.run(sql, params);
+    if (verdict.verdict === 'waits') {
+      if (await residentHasXid(s)) {
+        return notExpressible(
+          `this session would wait for ${verdict.holder.applicationName} (pid ` +
+            `${verdict.holder.pid}) while holding an XID of its own; to let that session ` +
+            'finish, the in-browser engine would have to park this one, and a parked ' +
+            'transaction cannot go on',
+        );
+      }
+      s.blockedBy = verdict.holder;
+      s.waitEventType = 'Lock';
+      s.waitEvent = verdict.event;
+      return { wait: new Promise((answer) => waiters.push({ s, sql, params, answer })) };
+    }
+    let reply: BackendReply;
+    if (verdict.verdict === 'done') {
+      reply = verdict.reply;
+    } else {
+      await enter(s);
+      const seesSessions = readsSessions.test(sql) && s.status !== 'E';
+      if (seesSessions) {
+        await backend.exec("SELECT set_config('sim.sessions', $1, false)", [sessionsJson(s)]);
+      }
+      reply = await backend.run(sql, params);
+      if (seesSessions) {
+        await settle(s, reply, sql);
+        await carryOut(await takeSignals());
+        return toReply(reply);
+      }
+    }
     await settle(s, reply, sql);
-    if (seesSessions) await carryOut(await takeSignals());
+    return toReply(reply);
+  }
+
+  function toReply(reply: BackendReply): QueryReply {
     const partial = { results: reply.results, notices: reply.notices };
     return reply.error ? { ok: false, error: reply.error, partial } : { ok: true, result: partial };
+  }
+
+  /** Retries waiting statements, oldest first, after a parked transaction ended. */
+  async function wakeWaiters(): Promise<void> {
+    for (const waiter of [...waiters]) {
+      const { s, sql, params, answer } = waiter;
+      if (!sessions.has(s.id)) continue;
+      if (s.blockedBy && s.blockedBy.holding.kind === 'parked' && sessions.has(s.blockedBy.id)) {
+        continue;
+      }
+      waiters.splice(waiters.indexOf(waiter), 1);
+      s.blockedBy = null;
+      s.waitEventType = null;
+      s.waitEvent = null;
+      const outcome = await runQuery(s, sql, params);
+      if ('wait' in outcome) outcome.wait.then(answer);
+      else {
+        finishStatement(s);
+        answer(outcome);
+      }
+    }
+  }
+
+  /** The state a session shows once its statement has an answer. */
+  function finishStatement(s: SessionRecord): void {
+    if (s.state === 'active') setState(s, s.xactStart ? 'idle in transaction' : 'idle');
   }
 
   return {
@@ -392,6 +599,8 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
           stateChange: now(),
           query: '',
           holding: { kind: 'none' },
+          status: 'I',
+          blockedBy: null,
           settings: [
             ['application_name', applicationName],
             ['sim.pid', String(40000 + id)],
@@ -404,7 +613,7 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
 
     /** Runs `sql` for session `id`, switching the backend to it first. */
     query(id: number, sql: string, params?: unknown[]): Promise<QueryReply> {
-      return serial(async () => {
+      return serial(async (): Promise<QueryReply | { wait: Promise<QueryReply> }> => {
         const why = ended.get(id);
         if (why) {
           ended.set(id, {
@@ -418,12 +627,10 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
         s.query = sql;
         s.queryStart = now();
         setState(s, 'active');
-        try {
-          return await runQuery(s, sql, params);
-        } finally {
-          if (s.state === 'active') setState(s, s.xactStart ? 'idle in transaction' : 'idle');
-        }
-      });
+        const outcome = await runQuery(s, sql, params);
+        if (!('wait' in outcome)) finishStatement(s);
+        return outcome;
+      }).then((outcome) => ('wait' in outcome ? outcome.wait : outcome));
     },
 
     /** Ends the session as a disconnect would: its transaction rolls back, its state goes. */

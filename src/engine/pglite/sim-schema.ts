@@ -17,14 +17,14 @@ CREATE FUNCTION sim.sessions() RETURNS TABLE (
   pid integer, usename name, application_name text, backend_start timestamptz,
   xact_start timestamptz, query_start timestamptz, state_change timestamptz,
   wait_event_type text, wait_event text, state text, query text, gid text,
-  emulated boolean, is_current boolean)
+  emulated boolean, is_current boolean, blocked_by integer)
 LANGUAGE sql STABLE AS $$
   SELECT * FROM jsonb_to_recordset(
     coalesce(nullif(current_setting('sim.sessions', true), ''), '[]')::jsonb
   ) AS s(pid integer, usename name, application_name text, backend_start timestamptz,
          xact_start timestamptz, query_start timestamptz, state_change timestamptz,
          wait_event_type text, wait_event text, state text, query text, gid text,
-         emulated boolean, is_current boolean)
+         emulated boolean, is_current boolean, blocked_by integer)
 $$;
 
 -- The same columns as pg_catalog.pg_stat_activity in PostgreSQL 18. XIDs are real: a
@@ -44,6 +44,13 @@ SELECT d.oid AS datid, d.datname, s.pid, NULL::integer AS leader_pid, r.oid AS u
   JOIN pg_database d ON d.datname = current_database()
   LEFT JOIN pg_roles r ON r.rolname = s.usename
   LEFT JOIN pg_prepared_xacts p ON p.gid = s.gid;
+
+-- What PostgreSQL's isolation tester asks: is session pid waiting on one of interesting_pids?
+CREATE FUNCTION sim.pg_isolation_test_session_is_blocked(pid integer, interesting_pids integer[])
+RETURNS boolean LANGUAGE sql STABLE AS $$
+  SELECT coalesce(bool_or(s.blocked_by = ANY(interesting_pids)), false)
+    FROM sim.sessions() s WHERE s.pid = $1
+$$;
 
 CREATE FUNCTION sim.pg_backend_pid() RETURNS integer
 LANGUAGE sql STABLE AS $$ SELECT current_setting('sim.pid')::integer $$;

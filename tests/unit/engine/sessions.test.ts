@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createNodePgliteEngine } from '../../../src/engine/pglite/node';
-import { PgError, type Engine, type Session } from '../../../src/engine/types';
+import { NotExpressibleError, PgError, type Engine, type Session } from '../../../src/engine/types';
 
 const rows = async (s: Session, sql: string) => (await s.query(sql)).results.at(-1)!.rows;
 const fail = async (s: Session, sql: string) =>
@@ -57,9 +57,9 @@ describe('many sessions on one PGlite backend', () => {
   it('a parked session may only COMMIT or ROLLBACK, and is told why', async () => {
     await a.query("BEGIN; UPDATE jobs SET status = 'running' WHERE id = 1");
     await b.query('SELECT 1');
-    const e = await fail(a, 'SELECT 1');
-    expect(e.code).toBe('0A000');
-    expect(e.message).toMatch(/parked.*can only COMMIT or ROLLBACK/);
+    const e = await a.query('SELECT 1').catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(NotExpressibleError);
+    expect((e as Error).message).toMatch(/parked.*can only COMMIT or ROLLBACK/);
     await a.query('ROLLBACK');
     expect(await rows(b, 'SELECT status FROM jobs WHERE id = 1')).toEqual([['queued']]);
     expect(await rows(b, 'SELECT count(*) FROM pg_prepared_xacts')).toEqual([['0']]);
@@ -180,5 +180,120 @@ describe('pg_stat_activity and signals for the simulated sessions', () => {
     expect(notices.map((n) => `${n.severity}: ${n.message}`)).toEqual([
       'WARNING: PID 1 is not a PostgreSQL backend process',
     ]);
+  });
+});
+
+describe('waits on a parked transaction, never hangs', () => {
+  let engine: Engine;
+  let a: Session;
+  let b: Session;
+  let reader: Session;
+
+  beforeEach(async () => {
+    engine = await createNodePgliteEngine();
+    a = await engine.openSession({ applicationName: 'worker-a' });
+    b = await engine.openSession({ applicationName: 'worker-b' });
+    reader = await engine.openSession({ applicationName: 'reader' });
+    await reader.query(
+      "CREATE TABLE jobs (id int PRIMARY KEY, status text NOT NULL DEFAULT 'queued'); INSERT INTO jobs (id) SELECT generate_series(1, 6)",
+    );
+  });
+  afterEach(() => engine.close());
+
+  const claim = "SELECT id FROM jobs WHERE status = 'queued' ORDER BY id LIMIT 2 FOR UPDATE";
+
+  it('plain FOR UPDATE waits on Lock/transactionid, then after COMMIT gets the next rows', async () => {
+    await a.query('BEGIN');
+    expect(await rows(a, claim)).toEqual([['1'], ['2']]);
+    await a.query("UPDATE jobs SET status = 'running' WHERE id IN (1, 2)");
+    await b.query('BEGIN');
+    let settled = false;
+    const waiting = b.query(claim).then((r) => {
+      settled = true;
+      return r;
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(settled).toBe(false);
+    expect(
+      await rows(
+        reader,
+        "SELECT state, wait_event_type, wait_event FROM pg_stat_activity WHERE application_name = 'worker-b'",
+      ),
+    ).toEqual([['active', 'Lock', 'transactionid']]);
+    expect(
+      await rows(reader, `SELECT pg_isolation_test_session_is_blocked(${b.pid}, '{${a.pid}}')`),
+    ).toEqual([['t']]);
+    await a.query('COMMIT');
+    expect((await waiting).results[0]!.rows).toEqual([['3'], ['4']]);
+    await b.query('COMMIT');
+  });
+
+  it('UPDATE of a row a parked transaction updated waits, then sees the committed row', async () => {
+    await a.query("BEGIN; UPDATE jobs SET status = 'running' WHERE id = 1");
+    const waiting = b.query("UPDATE jobs SET status = 'done' WHERE id = 1");
+    await new Promise((r) => setTimeout(r, 20));
+    expect(
+      await rows(
+        reader,
+        "SELECT wait_event FROM pg_stat_activity WHERE application_name = 'worker-b'",
+      ),
+    ).toEqual([['transactionid']]);
+    await a.query('COMMIT');
+    expect((await waiting).results[0]!.rowCount).toBe(1);
+    expect(await rows(reader, 'SELECT status FROM jobs WHERE id = 1')).toEqual([['done']]);
+  });
+
+  it('an UPDATE of other rows does not wait', async () => {
+    await a.query("BEGIN; UPDATE jobs SET status = 'running' WHERE id = 1");
+    expect(
+      (await b.query("UPDATE jobs SET status = 'done' WHERE id = 2")).results[0]!.rowCount,
+    ).toBe(1);
+    await a.query('ROLLBACK');
+  });
+
+  it('SKIP LOCKED never waits', async () => {
+    await a.query('BEGIN');
+    await rows(a, claim);
+    expect(await rows(b, `${claim} SKIP LOCKED`)).toEqual([['3'], ['4']]);
+  });
+
+  it('TRUNCATE waits on the relation a parked transaction holds', async () => {
+    await a.query("BEGIN; UPDATE jobs SET status = 'running' WHERE id = 1");
+    const waiting = b.query('TRUNCATE jobs');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(
+      await rows(
+        reader,
+        "SELECT wait_event FROM pg_stat_activity WHERE application_name = 'worker-b'",
+      ),
+    ).toEqual([['relation']]);
+    await a.query('ROLLBACK');
+    await waiting;
+    expect(await rows(reader, 'SELECT count(*) FROM jobs')).toEqual([['0']]);
+  });
+
+  it('says what it cannot check instead of risking a hang', async () => {
+    await a.query("BEGIN; UPDATE jobs SET status = 'running' WHERE id = 1");
+    const error = await b
+      .query("UPDATE jobs SET status = 'x' FROM (SELECT 1) s WHERE jobs.id = 1")
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NotExpressibleError);
+    expect((error as Error).message).toMatch(/cannot check this kind of statement in advance/);
+  });
+});
+
+describe('an UPDATE whose WHERE the locked row no longer matches', () => {
+  it('does not wait, as on a server: the visible version decides', async () => {
+    const engine = await createNodePgliteEngine();
+    const [a, b] = [await engine.openSession(), await engine.openSession()];
+    await b.query(
+      "CREATE TABLE jobs (id int PRIMARY KEY, status text); INSERT INTO jobs VALUES (1, 'queued')",
+    );
+    await a.query("BEGIN; UPDATE jobs SET status = 'running' WHERE id = 1");
+    const { results } = await b.query(
+      "UPDATE jobs SET status = 'done' WHERE id = 1 AND status = 'running'",
+    );
+    expect(results[0]!.rowCount).toBe(0);
+    await engine.close();
   });
 });

@@ -1,0 +1,188 @@
+// Deciding, before a statement is sent, whether it would wait on a lock held by a parked
+// transaction. PGlite must never be sent such a statement: its lock_timeout and
+// statement_timeout do not fire, so a lock wait hangs the engine for good (DESIGN.md).
+// The decision is made with PostgreSQL's help (pg_locks, the xmax of the target rows, a
+// NOWAIT probe), never by guessing from the text alone; the text only says which
+// relations and which lock a statement needs.
+
+/** Table-level lock modes, weakest first (the order of lockdefs.h). */
+export const lockModes = [
+  'AccessShareLock',
+  'RowShareLock',
+  'RowExclusiveLock',
+  'ShareUpdateExclusiveLock',
+  'ShareLock',
+  'ShareRowExclusiveLock',
+  'ExclusiveLock',
+  'AccessExclusiveLock',
+] as const;
+export type LockMode = (typeof lockModes)[number];
+
+// Which modes conflict with which: LockConflicts in src/backend/storage/lmgr/lock.c.
+const conflictsWith: Record<LockMode, LockMode[]> = {
+  AccessShareLock: ['AccessExclusiveLock'],
+  RowShareLock: ['ExclusiveLock', 'AccessExclusiveLock'],
+  RowExclusiveLock: ['ShareLock', 'ShareRowExclusiveLock', 'ExclusiveLock', 'AccessExclusiveLock'],
+  ShareUpdateExclusiveLock: [
+    'ShareUpdateExclusiveLock',
+    'ShareLock',
+    'ShareRowExclusiveLock',
+    'ExclusiveLock',
+    'AccessExclusiveLock',
+  ],
+  ShareLock: [
+    'RowExclusiveLock',
+    'ShareUpdateExclusiveLock',
+    'ShareRowExclusiveLock',
+    'ExclusiveLock',
+    'AccessExclusiveLock',
+  ],
+  ShareRowExclusiveLock: [
+    'RowExclusiveLock',
+    'ShareUpdateExclusiveLock',
+    'ShareLock',
+    'ShareRowExclusiveLock',
+    'ExclusiveLock',
+    'AccessExclusiveLock',
+  ],
+  ExclusiveLock: [
+    'RowShareLock',
+    'RowExclusiveLock',
+    'ShareUpdateExclusiveLock',
+    'ShareLock',
+    'ShareRowExclusiveLock',
+    'ExclusiveLock',
+    'AccessExclusiveLock',
+  ],
+  AccessExclusiveLock: [...lockModes],
+};
+
+/** Whether a lock in mode `a` must wait for one held in mode `b`. */
+export function conflicts(a: LockMode, b: LockMode): boolean {
+  return conflictsWith[a].includes(b);
+}
+
+/** What a statement does to rows, as far as waiting goes. */
+export type RowAction =
+  | { kind: 'none' }
+  /** SELECT … FOR UPDATE/SHARE that may wait (no NOWAIT, no SKIP LOCKED). */
+  | { kind: 'lock-rows' }
+  /** A plain UPDATE or DELETE whose target rows can be found with `SELECT … WHERE`. */
+  | { kind: 'modify'; table: string; alias: string | null; where: string | null }
+  /** Changes rows in a way the layer cannot check in advance (UPDATE … FROM, MERGE, …). */
+  | { kind: 'unchecked' };
+
+/** The table lock a statement takes and what it does to rows. */
+export interface StatementNeeds {
+  mode: LockMode;
+  rows: RowAction;
+}
+
+const lockClause = /\bFOR\s+(?:NO\s+KEY\s+UPDATE|UPDATE|KEY\s+SHARE|SHARE)\b/i;
+const nonWaiting = /\b(?:NOWAIT|SKIP\s+LOCKED)\b/i;
+const identifier = String.raw`(?:"[^"]+"|[A-Za-z_][\w$]*)(?:\.(?:"[^"]+"|[A-Za-z_][\w$]*))?`;
+const simpleUpdate = new RegExp(
+  String.raw`^\s*UPDATE\s+(?:ONLY\s+)?(${identifier})(?:\s+(?:AS\s+)?(?!SET\b)([A-Za-z_]\w*))?\s+SET\s+[\s\S]*?(?:\s+WHERE\s+([\s\S]*?))?\s*(?:\s+RETURNING\s+[\s\S]*)?;?\s*$`,
+  'i',
+);
+const simpleDelete = new RegExp(
+  String.raw`^\s*DELETE\s+FROM\s+(?:ONLY\s+)?(${identifier})(?:\s+(?:AS\s+)?(?!WHERE\b|RETURNING\b)([A-Za-z_]\w*))?(?:\s+WHERE\s+([\s\S]*?))?\s*(?:\s+RETURNING\s+[\s\S]*)?;?\s*$`,
+  'i',
+);
+
+/** Reads, from one statement's text, the table lock it takes and what it does to rows. */
+export function statementNeeds(sql: string): StatementNeeds {
+  const text = sql.replace(/--[^\n]*/g, ' ').trim();
+  const verb = /^\s*(\w+)(?:\s+(\w+))?/.exec(text);
+  const first = verb?.[1]?.toUpperCase() ?? '';
+  const second = verb?.[2]?.toUpperCase() ?? '';
+  switch (first) {
+    case 'SELECT':
+    case 'WITH':
+    case 'TABLE':
+    case 'VALUES': {
+      if (/^\s*WITH\b/i.test(text) && /\b(UPDATE|DELETE|INSERT|MERGE)\b/i.test(text)) {
+        return { mode: 'RowExclusiveLock', rows: { kind: 'unchecked' } };
+      }
+      if (!lockClause.test(text)) return { mode: 'AccessShareLock', rows: { kind: 'none' } };
+      return {
+        mode: 'RowShareLock',
+        rows: nonWaiting.test(text) ? { kind: 'none' } : { kind: 'lock-rows' },
+      };
+    }
+    case 'UPDATE':
+    case 'DELETE': {
+      const m = (first === 'UPDATE' ? simpleUpdate : simpleDelete).exec(text);
+      const plain = m && !/\b(FROM|USING)\b/i.test(text.slice(m[1]!.length + first.length + 8));
+      return {
+        mode: 'RowExclusiveLock',
+        rows:
+          m && plain && !/\bSELECT\b/i.test(m[3] ?? '')
+            ? { kind: 'modify', table: m[1]!, alias: m[2] ?? null, where: m[3] ?? null }
+            : { kind: 'unchecked' },
+      };
+    }
+    case 'INSERT':
+      // An INSERT waits only on a unique-key conflict with an uncommitted row; see
+      // `wouldWait`, which lets it through unless it has ON CONFLICT.
+      return {
+        mode: 'RowExclusiveLock',
+        rows: /\bON\s+CONFLICT\b/i.test(text) ? { kind: 'unchecked' } : { kind: 'none' },
+      };
+    case 'MERGE':
+      return { mode: 'RowExclusiveLock', rows: { kind: 'unchecked' } };
+    case 'VACUUM':
+      return {
+        mode: /\bFULL\b/i.test(text) ? 'AccessExclusiveLock' : 'ShareUpdateExclusiveLock',
+        rows: { kind: 'none' },
+      };
+    case 'ANALYZE':
+      return { mode: 'ShareUpdateExclusiveLock', rows: { kind: 'none' } };
+    case 'CREATE':
+      if (/\bINDEX\b/i.test(text)) {
+        return {
+          mode: /\bCONCURRENTLY\b/i.test(text) ? 'ShareUpdateExclusiveLock' : 'ShareLock',
+          rows: { kind: 'none' },
+        };
+      }
+      if (second === 'TRIGGER') return { mode: 'ShareRowExclusiveLock', rows: { kind: 'none' } };
+      return { mode: 'AccessShareLock', rows: { kind: 'none' } };
+    case 'LOCK': {
+      const mode = /\bIN\s+([A-Z ]+?)\s+MODE\b/i.exec(text)?.[1]?.toUpperCase();
+      const named: Record<string, LockMode> = {
+        'ACCESS SHARE': 'AccessShareLock',
+        'ROW SHARE': 'RowShareLock',
+        'ROW EXCLUSIVE': 'RowExclusiveLock',
+        'SHARE UPDATE EXCLUSIVE': 'ShareUpdateExclusiveLock',
+        SHARE: 'ShareLock',
+        'SHARE ROW EXCLUSIVE': 'ShareRowExclusiveLock',
+        EXCLUSIVE: 'ExclusiveLock',
+        'ACCESS EXCLUSIVE': 'AccessExclusiveLock',
+      };
+      return { mode: (mode && named[mode]) || 'AccessExclusiveLock', rows: { kind: 'none' } };
+    }
+    case 'ALTER':
+    case 'DROP':
+    case 'TRUNCATE':
+    case 'CLUSTER':
+    case 'REINDEX':
+    case 'REFRESH':
+      return { mode: 'AccessExclusiveLock', rows: { kind: 'none' } };
+    default:
+      return { mode: 'AccessShareLock', rows: { kind: 'none' } };
+  }
+}
+
+/** Whether `sql` names relation `relname` as a word (quoted or not). */
+export function mentions(sql: string, relname: string): boolean {
+  const escaped = relname.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(^|[^\\w$"])"?${escaped}"?($|[^\\w$])`, 'i').test(sql);
+}
+
+/** `sql` with NOWAIT after each waiting locking clause, for a probe that cannot hang. */
+export function withNowait(sql: string): string {
+  return sql.replace(
+    /\bFOR\s+(?:NO\s+KEY\s+UPDATE|UPDATE|KEY\s+SHARE|SHARE)(?:\s+OF\s+[\w\s,."$]+?)?(?=\s*(?:;|$|\bLIMIT\b|\bOFFSET\b|\bFOR\b|\)))/gi,
+    (clause) => `${clause} NOWAIT`,
+  );
+}
