@@ -5,6 +5,7 @@ import { EngineGoneError, type Session, type SessionOptions } from '../types';
 import type { Engine } from '../types';
 import { apiSession, type CallApi } from './api-engine';
 import { engineAssetUrls } from './assets';
+import type { SessionInfo } from './sessions';
 import type { BootArtifacts, Method, WorkerReply, WorkerRequest } from './messages';
 
 /** How far the engine's start has got, for the loading placeholder. */
@@ -21,6 +22,10 @@ export interface PageEngine extends Engine {
   /** Replaces the worker with a fresh one; calls in flight reject with EngineGoneError. */
   restart(onProgress?: (p: StartProgress) => void): Promise<void>;
   openSession(options?: SessionOptions): Promise<Session>;
+  /** Every open session's state, wait and parked XID, for the console's tabs. */
+  listSessions(): Promise<SessionInfo[]>;
+  /** Cancels a session's waiting statement; resolves false when it was not waiting. */
+  cancel(session: Session): Promise<boolean>;
 }
 
 type Progress = (p: StartProgress) => void;
@@ -115,6 +120,14 @@ class WorkerEngine implements PageEngine {
     const generation = this.generation;
     const opened = await this.call('openSession', options);
     return apiSession(this.call, opened, () => generation === this.generation);
+  }
+
+  listSessions(): Promise<SessionInfo[]> {
+    return this.call('listSessions');
+  }
+
+  cancel(session: Session): Promise<boolean> {
+    return this.call('cancel', session.id);
   }
 
   async close(): Promise<void> {

@@ -16,6 +16,7 @@ export function makeEngineApi(db: PGlite) {
     query: layer.query,
     closeSession: layer.closeSession,
     listSessions: layer.list,
+    cancel: layer.cancel,
   };
 }
 

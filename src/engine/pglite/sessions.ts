@@ -65,6 +65,24 @@ interface Waiter {
   answer: (reply: QueryReply) => void;
 }
 
+/** A session as the UI shows it (plain data, so it crosses the worker boundary). */
+export interface SessionInfo {
+  id: number;
+  pid: number;
+  applicationName: string;
+  role: string;
+  state: SessionStateName;
+  xactStart: string | null;
+  query: string;
+  waitEventType: string | null;
+  waitEvent: string | null;
+  blockedByPid: number | null;
+  /** The real XID of its parked transaction (PREPARE TRANSACTION), if parked. */
+  parkedXid: string | null;
+  /** True when that XID stands in for a snapshot (REPEATABLE READ, a cursor). */
+  emulated: boolean;
+}
+
 /** The answer to opening a session: its ids, or the FATAL a server sends instead. */
 export type OpenReply = { ok: true; id: number; pid: number } | { ok: false; error: PgErrorFields };
 
@@ -177,7 +195,12 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
       const holdsSnapshot =
         cursors!.rows[0]![0] !== '0' ||
         (holding.isolation !== 'read committed' && holding.snapshotTaken);
-      if (!holdsSnapshot) {
+      // A lock stronger than a reader's (LOCK TABLE, an advisory lock) must be kept too.
+      const [locks] = await backend.exec(
+        `SELECT count(*) FROM pg_locks WHERE pid = pg_catalog.pg_backend_pid()
+            AND locktype IN ('relation', 'advisory', 'object') AND mode <> 'AccessShareLock'`,
+      );
+      if (!holdsSnapshot && locks!.rows[0]![0] === '0') {
         await backend.exec('ROLLBACK');
         r.holding = { kind: 'released' };
         return;
@@ -309,18 +332,52 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
     }
   }
 
-  /** Carries out pg_terminate_backend (cancel has nothing to cancel: no one else runs). */
+  /**
+   * Cancels `r`'s statement if it is waiting, as a server's cancel would: the statement
+   * fails with 57014, and a transaction block it was in is aborted.
+   */
+  async function cancelWait(r: SessionRecord): Promise<boolean> {
+    const waiter = waiters.find((w) => w.s === r);
+    if (!waiter) return false;
+    waiters.splice(waiters.indexOf(waiter), 1);
+    r.blockedBy = null;
+    r.waitEventType = null;
+    r.waitEvent = null;
+    if (resident === r) await setAside(r);
+    if (r.holding.kind === 'released') r.holding = { kind: 'failed' };
+    setState(r, r.holding.kind === 'failed' ? 'idle in transaction (aborted)' : 'idle');
+    waiter.answer({
+      ok: false,
+      error: {
+        code: '57014',
+        severity: 'ERROR',
+        message: 'canceling statement due to user request',
+      },
+      partial: { results: [], notices: [] },
+    });
+    return true;
+  }
+
+  /** Carries out pg_cancel_backend and pg_terminate_backend once the statement ended. */
   async function carryOut(signals: { kind: string; pid: number }[]): Promise<void> {
     for (const { kind, pid } of signals) {
       const target = [...sessions.values()].find((r) => r.pid === pid);
+      if (kind === 'cancel' && target) await cancelWait(target);
       if (kind === 'terminate' && target) {
+        const waiter = waiters.find((w) => w.s === target);
+        if (waiter) waiters.splice(waiters.indexOf(waiter), 1);
         // The FATAL a client reads when its backend is terminated (ProcessInterrupts in
         // src/backend/tcop/postgres.c).
-        await end(target, {
+        const fatal = {
           code: '57P01',
           severity: 'FATAL',
           message: 'terminating connection due to administrator command',
-        });
+        };
+        await end(target, fatal);
+        if (waiter) {
+          ended.delete(target.id);
+          waiter.answer({ ok: false, error: fatal, partial: { results: [], notices: [] } });
+        }
       }
     }
   }
@@ -499,7 +556,9 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
     }
     // The resident's locks must be parked ones before the check can see them.
     if (resident && resident !== s) await setAside(resident);
-    const verdict = await check(s, sql, params);
+    // In a failed transaction every statement but its end fails at once: nothing waits.
+    const failed = s.holding.kind === 'failed' || (resident === s && s.status === 'E');
+    const verdict = failed ? ({ verdict: 'free' } as const) : await check(s, sql, params);
     if (verdict.verdict === 'unknown') {
       return notExpressible(
         `this statement may wait on rows that ${verdict.holder.applicationName} ` +
@@ -642,9 +701,29 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
       });
     },
 
-    /** A copy of every session's record, for pg_stat_activity and the UI. */
-    list(): Promise<SessionRecord[]> {
-      return serial(async () => [...sessions.values()].map((s) => structuredClone(s)));
+    /** Cancels session `id`'s waiting statement (the console's Cancel button). */
+    cancel(id: number): Promise<boolean> {
+      return serial(() => cancelWait(get(id)));
+    },
+
+    /** What the UI shows of every session: state, wait, and the XID it holds if parked. */
+    list(): Promise<SessionInfo[]> {
+      return serial(async () =>
+        [...sessions.values()].map((s) => ({
+          id: s.id,
+          pid: s.pid,
+          applicationName: s.applicationName,
+          role: s.role,
+          state: s.state,
+          xactStart: s.xactStart?.toISOString() ?? null,
+          query: s.query,
+          waitEventType: s.waitEventType,
+          waitEvent: s.waitEvent,
+          blockedByPid: s.blockedBy?.pid ?? null,
+          parkedXid: s.holding.kind === 'parked' ? s.holding.xid : null,
+          emulated: s.holding.kind === 'parked' && s.holding.emulatedSnapshot,
+        })),
+      );
     },
   };
 }
