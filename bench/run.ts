@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { chromiumPath } from '../tests/support/browser.ts';
 import { serveStatic } from '../tests/support/static-server.ts';
+import { benchSessionLayer } from './session-layer.ts';
 
 const runs = Number(process.env.BENCH_RUNS ?? 5);
 const bin = (name: string) => join('node_modules', '.bin', name);
@@ -66,7 +67,9 @@ function rendererMemoryMb(browserPid: number): number {
 const engineFile = /\.(wasm|data)$|pgdata\.tar\.gz$|worker/;
 
 async function main(): Promise<void> {
+  build(bin('node'), ['scripts/build-datadir.ts']);
   build(bin('astro'), ['build']);
+  await benchSessionLayer();
   build(bin('vite'), ['build', '--config', 'bench/plain/vite.config.ts']);
   const site = await serveStatic(join(process.cwd(), 'dist'));
   const plain = await serveStatic(join(process.cwd(), 'bench/.out/plain'));

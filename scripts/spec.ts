@@ -1,23 +1,9 @@
 // `npm run spec -- [--engine pglite|server] FILE.spec`: prints the isolation tester's
 // `.out` text for FILE.spec to standard output (its stderr lines too, merged as pg_regress
 // merges them). Exit status 1 when the tester would have given up, 2 on bad usage.
-import { registerHooks } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-
-// src/ imports without extensions (vitest and Vite resolve them); Node needs `.ts`.
-registerHooks({
-  resolve(specifier, context, nextResolve) {
-    if (/^\.\.?\//.test(specifier) && !/\.[cm]?[jt]sx?$/.test(specifier)) {
-      try {
-        return nextResolve(`${specifier}.ts`, context);
-      } catch {
-        // not a TypeScript module: fall through to the ordinary resolution
-      }
-    }
-    return nextResolve(specifier, context);
-  },
-});
+import './resolve-ts.ts';
 
 const usage = 'usage: npm run spec -- [--engine pglite|server] FILE.spec';
 const args = process.argv.slice(2);

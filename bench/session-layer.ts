@@ -1,0 +1,58 @@
+// Session-layer figures, measured in Node on PGlite side by side with bare PGlite from
+// the same data directory: statements per second through the layer over bare, and the
+// cost of one park (PREPARE TRANSACTION) plus its COMMIT PREPARED.
+import '../scripts/resolve-ts.ts';
+import { PGlite } from '@electric-sql/pglite';
+import { readFile } from 'node:fs/promises';
+
+const { createNodePgliteEngine } = await import('../src/engine/pglite/node.ts');
+const { engineStartParams } = await import('../src/engine/pglite/settings.ts');
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** The statements both sides run: a small write and a small read, as workers do. */
+const statements = [
+  "UPDATE jobs SET status = 'running' WHERE id = 7",
+  "SELECT id, status FROM jobs WHERE status = 'queued' ORDER BY id LIMIT 2",
+];
+const setup =
+  "CREATE TABLE jobs (id int PRIMARY KEY, status text NOT NULL DEFAULT 'queued'); INSERT INTO jobs (id) SELECT generate_series(1, 1000)";
+
+/** Prints `session-layer-throughput-ratio` and `park-commit-ms`. */
+export async function benchSessionLayer(rounds = 5, perRound = 400): Promise<void> {
+  const dataDir = new Blob([await readFile('public/engine/pgdata.tar.gz')]);
+  const bare = await PGlite.create({ loadDataDir: dataDir, startParams: engineStartParams });
+  await bare.exec(setup);
+  const engine = await createNodePgliteEngine();
+  const session = await engine.openSession();
+  await session.query(setup);
+
+  const bareRates: number[] = [];
+  const layerRates: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    let started = performance.now();
+    for (let i = 0; i < perRound; i++) await bare.exec(statements[i % 2]!);
+    bareRates.push(perRound / (performance.now() - started));
+    started = performance.now();
+    for (let i = 0; i < perRound; i++) await session.query(statements[i % 2]!);
+    layerRates.push(perRound / (performance.now() - started));
+  }
+  const ratio = median(layerRates) / median(bareRates);
+  console.log(`session-layer-statements-per-s: ${(median(layerRates) * 1000).toFixed(0)}`);
+  console.log(`bare-pglite-statements-per-s: ${(median(bareRates) * 1000).toFixed(0)}`);
+  console.log(`session-layer-throughput-ratio: ${ratio.toFixed(2)}`);
+
+  // One park and its end: A writes and goes idle, B's statement parks A, A commits.
+  const other = await engine.openSession();
+  const parkCommit: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    await session.query(`BEGIN; UPDATE jobs SET status = 'running' WHERE id = ${i + 1}`);
+    const started = performance.now();
+    await other.query('SELECT 1');
+    await session.query('COMMIT');
+    parkCommit.push(performance.now() - started);
+  }
+  console.log(`park-commit-ms: ${median(parkCommit).toFixed(1)}`);
+  await engine.close();
+  await bare.close();
+}
