@@ -46,6 +46,8 @@ export interface SessionRecord {
   status: TransactionStatus;
   /** The session whose parked transaction this one waits for. */
   blockedBy: SessionRecord | null;
+  /** idle_in_transaction_session_timeout and transaction_timeout in ms (0: off). */
+  timeouts: { idleMs: number; transactionMs: number };
   /** Session-level settings, saved while another session's are loaded in the backend. */
   settings: [name: string, value: string][];
 }
@@ -161,7 +163,11 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
   const ended = new Map<number, PgErrorFields>();
 
   function serial<T>(fn: () => Promise<T>): Promise<T> {
-    const next = queue.then(fn, fn);
+    const run = async () => {
+      await expire();
+      return fn();
+    };
+    const next = queue.then(run, run);
     queue = next.catch(() => {});
     return next;
   }
@@ -268,9 +274,20 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
       if (resident === s) resident = null;
       return;
     }
+    let isolation = 'read committed';
+    if (reply.status === 'T') {
+      // The session's timeouts, in ms, as its settings stand (SET may have changed them).
+      const [read] = await backend.exec(
+        `SELECT current_setting('transaction_isolation'),
+                (SELECT setting FROM pg_settings WHERE name = 'idle_in_transaction_session_timeout'),
+                (SELECT setting FROM pg_settings WHERE name = 'transaction_timeout')`,
+      );
+      const [level, idle, xact] = read!.rows[0]!;
+      isolation = level!;
+      s.timeouts = { idleMs: Number(idle), transactionMs: Number(xact) };
+    }
     if (s.holding.kind !== 'resident') {
-      const [level] = await backend.exec("SELECT current_setting('transaction_isolation')");
-      s.holding = { kind: 'resident', isolation: level!.rows[0]![0]!, snapshotTaken: false };
+      s.holding = { kind: 'resident', isolation, snapshotTaken: false };
       s.xactStart = s.queryStart;
     }
     if (!noSnapshot.test(sql)) s.holding.snapshotTaken = true;
@@ -313,6 +330,50 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
         const [kind, pid] = signal.split(':');
         return { kind: kind!, pid: Number(pid) };
       });
+  }
+
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  /**
+   * Ends sessions whose idle_in_transaction_session_timeout or transaction_timeout ran
+   * out, with the FATAL a server sends (ProcessInterrupts in src/backend/tcop/postgres.c),
+   * then sets a timer for the next deadline so it also happens while nothing else runs.
+   */
+  async function expire(): Promise<void> {
+    const at = now().getTime();
+    let next = Infinity;
+    for (const r of [...sessions.values()]) {
+      const idleSince = r.state.startsWith('idle in transaction') ? r.stateChange.getTime() : null;
+      const idleEnds =
+        r.timeouts.idleMs && idleSince !== null ? idleSince + r.timeouts.idleMs : Infinity;
+      const xactEnds =
+        r.timeouts.transactionMs && r.xactStart
+          ? r.xactStart.getTime() + r.timeouts.transactionMs
+          : Infinity;
+      if (at >= xactEnds) {
+        await terminate(r, '25P04', 'terminating connection due to transaction timeout');
+      } else if (at >= idleEnds) {
+        await terminate(r, '25P03', 'terminating connection due to idle-in-transaction timeout');
+      } else next = Math.min(next, idleEnds, xactEnds);
+    }
+    clearTimeout(timer);
+    if (next !== Infinity) {
+      timer = setTimeout(() => void serial(async () => {}), Math.max(0, next - at) + 1);
+      (timer as { unref?: () => void }).unref?.();
+    }
+  }
+
+  /** Ends `r` as the server would on a FATAL; a statement it has waiting gets the FATAL. */
+  async function terminate(r: SessionRecord, code: string, message: string): Promise<void> {
+    const fatal = { code, severity: 'FATAL', message };
+    const waiter = waiters.find((w) => w.s === r);
+    if (waiter) waiters.splice(waiters.indexOf(waiter), 1);
+    await end(r, fatal);
+    if (waiter) {
+      ended.delete(r.id);
+      waiter.answer({ ok: false, error: fatal, partial: { results: [], notices: [] } });
+    }
+    await wakeWaiters();
   }
 
   /** Rolls back whatever transaction `r` has, wherever it is, and forgets the session. */
@@ -364,20 +425,8 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
       const target = [...sessions.values()].find((r) => r.pid === pid);
       if (kind === 'cancel' && target) await cancelWait(target);
       if (kind === 'terminate' && target) {
-        const waiter = waiters.find((w) => w.s === target);
-        if (waiter) waiters.splice(waiters.indexOf(waiter), 1);
-        // The FATAL a client reads when its backend is terminated (ProcessInterrupts in
-        // src/backend/tcop/postgres.c).
-        const fatal = {
-          code: '57P01',
-          severity: 'FATAL',
-          message: 'terminating connection due to administrator command',
-        };
-        await end(target, fatal);
-        if (waiter) {
-          ended.delete(target.id);
-          waiter.answer({ ok: false, error: fatal, partial: { results: [], notices: [] } });
-        }
+        // The FATAL a client reads when its backend is terminated (ProcessInterrupts).
+        await terminate(target, '57P01', 'terminating connection due to administrator command');
       }
     }
   }
@@ -660,6 +709,7 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
           holding: { kind: 'none' },
           status: 'I',
           blockedBy: null,
+          timeouts: { idleMs: 0, transactionMs: 0 },
           settings: [
             ['application_name', applicationName],
             ['sim.pid', String(40000 + id)],
@@ -698,6 +748,7 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
         if (ended.delete(id)) return;
         await end(get(id), { code: '08003', severity: 'ERROR', message: 'the session is closed' });
         ended.delete(id);
+        await wakeWaiters();
       });
     },
 

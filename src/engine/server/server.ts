@@ -144,6 +144,12 @@ function toPgError(error: pg.DatabaseError, notices: Notice[]): PgError {
 function serverSession(client: pg.Client, id: number, forget: () => void): Session {
   let notices: Notice[] = [];
   let tags: string[] = [];
+  // A FATAL the server sends while the client is idle (a timeout, a terminate) arrives
+  // as an 'error' event; the client reads it with its next statement.
+  let fatal: pg.DatabaseError | undefined;
+  client.on('error', (error) => {
+    if (error instanceof pg.DatabaseError) fatal = error;
+  });
   client.on('notice', (n) => notices.push(toNotice(n as PgNotice)));
   // pg keeps only the first word of a command tag (`CREATE`); the raw tag is on the wire.
   const connection = (client as unknown as { connection: import('node:events').EventEmitter })
@@ -153,6 +159,7 @@ function serverSession(client: pg.Client, id: number, forget: () => void): Sessi
     id,
     pid: (client as unknown as { processID: number }).processID,
     async query(sql: string, params?: unknown[]): Promise<QueryResult> {
+      if (fatal) throw toPgError(fatal, []);
       notices = [];
       tags = [];
       try {
