@@ -130,6 +130,9 @@ function transactionEnd(sql: string): 'commit' | 'rollback' | null {
 const readsSessions =
   /pg_stat_activity|pg_backend_pid|pg_cancel_backend|pg_terminate_backend|pg_isolation_test_session_is_blocked/i;
 
+/** Session-level advisory lock functions (not the _xact_ ones, which end with the transaction). */
+const sessionAdvisoryLock = /\bpg_(?:try_)?advisory_(?:un)?lock(?:_shared|_all)?\s*\(/i;
+
 /** Settings that belong to the layer's bookkeeping, never saved with a session. */
 const layerSettings = new Set(['sim.sessions', 'sim.signals']);
 
@@ -601,6 +604,13 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
       return notExpressible(
         `this session’s transaction could not be set aside: ${holding.reason}; ` +
           'its changes are gone, and the session can start a new transaction',
+      );
+    }
+    if (sessionAdvisoryLock.test(sql) && sessions.size > 1) {
+      return notExpressible(
+        'session-level advisory locks belong to the backend, and every session here shares ' +
+          'PGlite’s one backend, so they would not keep sessions apart ' +
+          '(transaction-level ones, pg_advisory_xact_lock, work)',
       );
     }
     // The resident's locks must be parked ones before the check can see them.
