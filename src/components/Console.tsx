@@ -11,8 +11,11 @@ import {
   lineNumbers,
   type Command,
 } from '@codemirror/view';
+import type { PageEngine } from '../engine/pglite/client';
+import type { SessionInfo } from '../engine/pglite/sessions';
 import {
   EngineGoneError,
+  NotExpressibleError,
   PgError,
   type PgErrorFields,
   type QueryResult,
@@ -25,6 +28,7 @@ import { sqlHighlightStyle } from './sql-highlight';
 import { commandTag, messageLines, noticeText, summarise, summariseError } from './console-text';
 import { formatErrorPointer, locateErrorPosition } from './error-position';
 import { emptyHistory, remember, step, type StatementHistory } from './statement-history';
+import { describeSession, SessionTabs, tabIds, type SessionTab } from './SessionTabs';
 
 /** Rows drawn per result; more would make the page slow without teaching anything. */
 const ROW_LIMIT = 500;
@@ -42,10 +46,16 @@ SELECT id, kind, state FROM jobs ORDER BY id;`;
 type Outcome =
   | { kind: 'done'; result: QueryResult }
   | { kind: 'pg-error'; query: string; error: PgErrorFields; partial: QueryResult }
+  | { kind: 'not-expressible'; message: string }
   | { kind: 'gone'; message: string }
   | { kind: 'unexpected' };
 
-/** The SQL console demo (`console`): an editor, Run and Reset, and PostgreSQL's answers. */
+/** How often the session badges are refreshed while any tab's statement runs. */
+const POLL_MS = 1000;
+
+const FIRST_TAB_NAME = 'you';
+
+/** The SQL console demo (`console`): sessions in tabs, an editor, Run and Reset, and PostgreSQL's answers. */
 export function Console({ embed = false }: { embed?: boolean }) {
   return (
     <DemoShell demo="console" embed={embed}>
@@ -56,43 +66,327 @@ export function Console({ embed = false }: { embed?: boolean }) {
 
 export default Console;
 
+/**
+ * The console's tabs, one session each: opens and closes the sessions, keeps the badges
+ * current from `listSessions`, counts finished runs in `data-runs`, and resets everything.
+ */
 function ConsoleBody({ engine, state, progress, restart, setRootData }: DemoContext) {
-  const editorRef = useRef<HTMLDivElement>(null);
-  const viewRef = useRef<EditorView | null>(null);
-  const sessionRef = useRef<Promise<Session> | null>(null);
-  const [serverVersion, setServerVersion] = useState<string | null>(null);
-  const historyRef = useRef<StatementHistory>(emptyHistory());
-  // Each run and each reset takes a new generation; an answer from an older one is dropped.
-  const generationRef = useRef(0);
-  const runRef = useRef<() => void>(() => {});
-  const [running, setRunning] = useState(false);
+  const idBase = useId();
+  const rootRef = useRef<HTMLDivElement>(null);
+  const nextKeyRef = useRef(1);
+  const nextNumberRef = useRef(2);
+  const [tabs, setTabs] = useState<SessionTab[]>(() => [
+    { key: 0, label: FIRST_TAB_NAME, applicationName: FIRST_TAB_NAME },
+  ]);
+  const [activeKey, setActiveKey] = useState(0);
+  // The first tab after a reset shows how the restart went until it runs something.
+  const [resetNote, setResetNote] = useState<{ key: number; status: string } | null>(null);
   const [resetting, setResetting] = useState(false);
-  const [status, setStatus] = useState('Ready. Nothing has run yet.');
-  const [outcome, setOutcome] = useState<Outcome | null>(null);
-  // Runs that finished with an answer (rows, an error, or the engine gone): `data-runs`.
+  const resetGenerationRef = useRef(0);
+  const [serverVersion, setServerVersion] = useState<string | null>(null);
+  // Each tab's session, opening or open: one promise, so a Run during the open waits for it.
+  const sessionsRef = useRef(new Map<number, Promise<Session>>());
+  const [sessionIds, setSessionIds] = useState<ReadonlyMap<number, number>>(new Map());
+  const [infos, setInfos] = useState<SessionInfo[]>([]);
+  const [runningKeys, setRunningKeys] = useState<ReadonlySet<number>>(new Set());
+  // Runs that finished with an answer (rows, an error, or the engine gone), in any tab.
   const [finishedRuns, setFinishedRuns] = useState(0);
-  const hintId = useId();
+  const focusTabRef = useRef<number | null>(null);
 
-  // The session being opened or open; one promise, so a Run during the open waits for it.
-  const openSession = useCallback((): Promise<Session> => {
-    sessionRef.current ??= (async () => {
-      const session = await engine.openSession({ applicationName: 'console' });
-      const { results } = await session.query('SELECT version()');
-      performance.mark('seat-ledger:first-result');
-      setServerVersion(results[0]?.rows[0]?.[0] ?? null);
-      return session;
-    })();
-    const opening = sessionRef.current;
-    // A failed open is retried by the next Run, which reports what went wrong.
-    opening.catch(() => {
-      if (sessionRef.current === opening) sessionRef.current = null;
-    });
-    return opening;
+  // One listSessions call at a time; a refresh asked for meanwhile runs once it is back.
+  const refreshingRef = useRef({ busy: false, again: false });
+  const refresh = useCallback(async () => {
+    const flags = refreshingRef.current;
+    if (flags.busy) {
+      flags.again = true;
+      return;
+    }
+    flags.busy = true;
+    do {
+      flags.again = false;
+      try {
+        const list = await engine.listSessions();
+        setInfos((previous) =>
+          JSON.stringify(previous) === JSON.stringify(list) ? previous : list,
+        );
+      } catch {
+        // The engine restarting or gone: the next refresh will tell.
+      }
+    } while (flags.again);
+    flags.busy = false;
   }, [engine]);
 
+  const openTabSession = useCallback(
+    (tab: SessionTab, first = false): Promise<Session> => {
+      const sessions = sessionsRef.current;
+      let opening = sessions.get(tab.key);
+      if (opening) return opening;
+      opening = (async () => {
+        const session = await engine.openSession({ applicationName: tab.applicationName });
+        if (first) {
+          const { results } = await session.query('SELECT version()');
+          performance.mark('seat-ledger:first-result');
+          setServerVersion(results[0]?.rows[0]?.[0] ?? null);
+        }
+        setSessionIds((ids) => new Map(ids).set(tab.key, session.id));
+        void refresh();
+        return session;
+      })();
+      sessions.set(tab.key, opening);
+      const thisOpening = opening;
+      // A failed open is retried by the next Run, which reports what went wrong.
+      thisOpening.catch(() => {
+        if (sessions.get(tab.key) === thisOpening) sessions.delete(tab.key);
+      });
+      return thisOpening;
+    },
+    [engine, refresh],
+  );
+
   useEffect(() => {
-    openSession().catch(() => {});
-  }, [openSession]);
+    openTabSession({ key: 0, label: FIRST_TAB_NAME, applicationName: FIRST_TAB_NAME }, true).catch(
+      () => {},
+    );
+  }, [openTabSession]);
+
+  useEffect(() => {
+    setRootData({ runs: String(finishedRuns) });
+  }, [finishedRuns, setRootData]);
+
+  const anyRunning = runningKeys.size > 0;
+  useEffect(() => {
+    if (!anyRunning) return;
+    const timer = setInterval(() => void refresh(), POLL_MS);
+    return () => clearInterval(timer);
+  }, [anyRunning, refresh]);
+
+  useEffect(() => {
+    const key = focusTabRef.current;
+    if (key === null) return;
+    focusTabRef.current = null;
+    rootRef.current
+      ?.querySelector<HTMLElement>(`[id="${CSS.escape(tabIds(idBase, key).tab)}"]`)
+      ?.focus();
+  }, [tabs, activeKey, idBase]);
+
+  const onRunStart = useCallback(
+    (key: number) => {
+      setRunningKeys((keys) => new Set(keys).add(key));
+      void refresh();
+    },
+    [refresh],
+  );
+
+  const onRunEnd = useCallback(
+    (key: number) => {
+      setRunningKeys((keys) => {
+        const next = new Set(keys);
+        next.delete(key);
+        return next;
+      });
+      setFinishedRuns((count) => count + 1);
+      void refresh();
+    },
+    [refresh],
+  );
+
+  const forgetSession = useCallback((key: number) => {
+    sessionsRef.current.delete(key);
+  }, []);
+
+  const newSession = useCallback(() => {
+    const number = nextNumberRef.current++;
+    const name = `session ${number}`;
+    const tab: SessionTab = { key: nextKeyRef.current++, label: name, applicationName: name };
+    setTabs((current) => [...current, tab]);
+    setActiveKey(tab.key);
+    focusTabRef.current = tab.key;
+    openTabSession(tab).catch(() => {});
+  }, [openTabSession]);
+
+  const rename = useCallback((key: number, label: string) => {
+    setTabs((current) => current.map((tab) => (tab.key === key ? { ...tab, label } : tab)));
+  }, []);
+
+  const closeTab = useCallback(
+    (key: number) => {
+      if (tabs.length <= 1) return;
+      const at = tabs.findIndex((tab) => tab.key === key);
+      const rest = tabs.filter((tab) => tab.key !== key);
+      setTabs(rest);
+      if (key === activeKey) {
+        const next = rest[Math.min(at, rest.length - 1)]!.key;
+        setActiveKey(next);
+        focusTabRef.current = next;
+      }
+      setRunningKeys((keys) => {
+        const next = new Set(keys);
+        next.delete(key);
+        return next;
+      });
+      const opening = sessionsRef.current.get(key);
+      sessionsRef.current.delete(key);
+      // Closing rolls back its open transaction, as a client disconnecting does.
+      void opening
+        ?.then((session) => session.close())
+        .catch(() => {})
+        .then(() => refresh());
+    },
+    [tabs, activeKey, refresh],
+  );
+
+  const reset = useCallback(async () => {
+    const generation = ++resetGenerationRef.current;
+    const tab: SessionTab = {
+      key: nextKeyRef.current++,
+      label: FIRST_TAB_NAME,
+      applicationName: FIRST_TAB_NAME,
+    };
+    nextNumberRef.current = 2;
+    sessionsRef.current.clear();
+    setSessionIds(new Map());
+    setInfos([]);
+    setRunningKeys(new Set());
+    setTabs([tab]);
+    setActiveKey(tab.key);
+    setResetting(true);
+    setResetNote({ key: tab.key, status: 'Restarting PostgreSQL…' });
+    await restart();
+    try {
+      await openTabSession(tab, true);
+      if (generation === resetGenerationRef.current) {
+        setResetNote({ key: tab.key, status: 'Engine restarted: a fresh database.' });
+      }
+    } catch {
+      if (generation === resetGenerationRef.current) {
+        setResetNote({
+          key: tab.key,
+          status: 'The engine restarted, but no session could be opened. Try Reset again.',
+        });
+      }
+    } finally {
+      if (generation === resetGenerationRef.current) setResetting(false);
+    }
+  }, [openTabSession, restart]);
+
+  const badges = useMemo(() => {
+    const byId = new Map(infos.map((info) => [info.id, info]));
+    return new Map(
+      tabs.map((tab) => {
+        const id = sessionIds.get(tab.key);
+        return [tab.key, describeSession(id === undefined ? undefined : byId.get(id))];
+      }),
+    );
+  }, [infos, sessionIds, tabs]);
+
+  const engineStatus = state === 'loading' ? `Restarting: ${describeProgress(progress)}` : null;
+
+  return (
+    <div className="console" ref={rootRef}>
+      <SessionTabs
+        idBase={idBase}
+        tabs={tabs}
+        activeKey={activeKey}
+        badges={badges}
+        onSelect={setActiveKey}
+        onNew={newSession}
+        busy={resetting}
+      />
+      {tabs.map((tab) => {
+        const id = sessionIds.get(tab.key);
+        return (
+          <SessionPanel
+            key={tab.key}
+            idBase={idBase}
+            tab={tab}
+            active={tab.key === activeKey}
+            first={tab.key === tabs[0]?.key}
+            info={id === undefined ? undefined : infos.find((info) => info.id === id)}
+            engine={engine}
+            openSession={openTabSession}
+            forgetSession={forgetSession}
+            resetting={resetting}
+            engineStatus={engineStatus}
+            resetStatus={resetNote?.key === tab.key ? resetNote.status : null}
+            serverVersion={serverVersion}
+            canClose={tabs.length > 1}
+            onRename={rename}
+            onClose={closeTab}
+            onReset={reset}
+            onRunStart={onRunStart}
+            onRunEnd={onRunEnd}
+          />
+        );
+      })}
+    </div>
+  );
+}
+
+interface SessionPanelProps {
+  idBase: string;
+  tab: SessionTab;
+  /** Only the selected tab's panel is shown, so one editor named "SQL" is visible. */
+  active: boolean;
+  /** The console's first tab starts with the example script. */
+  first: boolean;
+  info: SessionInfo | undefined;
+  engine: PageEngine;
+  openSession: (tab: SessionTab) => Promise<Session>;
+  forgetSession: (key: number) => void;
+  resetting: boolean;
+  /** Set while the engine restarts: shown instead of the tab's own status. */
+  engineStatus: string | null;
+  /** How a reset went, shown until this tab runs something. */
+  resetStatus: string | null;
+  serverVersion: string | null;
+  canClose: boolean;
+  onRename: (key: number, label: string) => void;
+  onClose: (key: number) => void;
+  onReset: () => Promise<void>;
+  onRunStart: (key: number) => void;
+  onRunEnd: (key: number) => void;
+}
+
+/** One session's tab panel: its own editor, history, output and running state. */
+function SessionPanel({
+  idBase,
+  tab,
+  active,
+  first,
+  info,
+  engine,
+  openSession,
+  forgetSession,
+  resetting,
+  engineStatus,
+  resetStatus,
+  serverVersion,
+  canClose,
+  onRename,
+  onClose,
+  onReset,
+  onRunStart,
+  onRunEnd,
+}: SessionPanelProps) {
+  const editorRef = useRef<HTMLDivElement>(null);
+  const viewRef = useRef<EditorView | null>(null);
+  const historyRef = useRef<StatementHistory>(emptyHistory());
+  // Each run takes a new generation, and so does unmounting; an older answer is dropped.
+  const generationRef = useRef(0);
+  const runRef = useRef<() => void>(() => {});
+  const initialDocRef = useRef(first ? STARTING_SQL : '');
+  const [running, setRunning] = useState(false);
+  const [status, setStatus] = useState<string | null>(null);
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const hintId = useId();
+  const ids = tabIds(idBase, tab.key);
+
+  useEffect(() => {
+    const generation = generationRef;
+    return () => {
+      generation.current++;
+    };
+  }, []);
 
   const runQuery = useCallback(async () => {
     const view = viewRef.current;
@@ -102,48 +396,33 @@ function ConsoleBody({ engine, state, progress, restart, setRootData }: DemoCont
     const generation = ++generationRef.current;
     setRunning(true);
     setStatus('Running…');
+    onRunStart(tab.key);
     let next: Outcome;
     try {
-      const session = await openSession();
+      const session = await openSession(tab);
       next = { kind: 'done', result: await runScript(session, query) };
     } catch (error) {
       next = toOutcome(error, query);
-      if (error instanceof EngineGoneError) sessionRef.current = null;
+      if (error instanceof EngineGoneError) forgetSession(tab.key);
     }
     if (generation !== generationRef.current) return;
     setOutcome(next);
     setStatus(statusFor(next));
     setRunning(false);
-    setFinishedRuns((count) => count + 1);
-  }, [openSession, running, resetting]);
+    onRunEnd(tab.key);
+  }, [openSession, forgetSession, onRunStart, onRunEnd, running, resetting, tab]);
 
   useEffect(() => {
     runRef.current = () => void runQuery();
   }, [runQuery]);
 
-  useEffect(() => {
-    setRootData({ runs: String(finishedRuns) });
-  }, [finishedRuns, setRootData]);
-
-  const reset = useCallback(async () => {
-    const generation = ++generationRef.current;
-    sessionRef.current = null;
-    setRunning(false);
-    setResetting(true);
-    setOutcome(null);
-    setStatus('Restarting PostgreSQL…');
-    await restart();
+  const cancel = useCallback(async () => {
     try {
-      await openSession();
-      if (generation === generationRef.current) setStatus('Engine restarted: a fresh database.');
+      await engine.cancel(await openSession(tab));
     } catch {
-      if (generation === generationRef.current) {
-        setStatus('The engine restarted, but no session could be opened. Try Reset again.');
-      }
-    } finally {
-      setResetting(false);
+      // The statement ended or the engine went away meanwhile: its answer says which.
     }
-  }, [openSession, restart]);
+  }, [engine, openSession, tab]);
 
   useEffect(() => {
     const parent = editorRef.current;
@@ -173,7 +452,7 @@ function ConsoleBody({ engine, state, progress, restart, setRootData }: DemoCont
     const view = new EditorView({
       parent,
       state: EditorState.create({
-        doc: STARTING_SQL,
+        doc: initialDocRef.current,
         extensions: [
           // Tab is left alone on purpose, so it moves focus out of the editor.
           Prec.highest(
@@ -206,51 +485,163 @@ function ConsoleBody({ engine, state, progress, restart, setRootData }: DemoCont
     };
   }, [hintId]);
 
+  // An editor built while its panel was hidden measures itself again once shown.
+  useEffect(() => {
+    if (active) viewRef.current?.requestMeasure();
+  }, [active]);
+
   const busy = running || resetting;
-  const liveStatus = state === 'loading' ? `Restarting: ${describeProgress(progress)}` : status;
+  const waiting = running && info?.state === 'active' && info.waitEventType !== null;
+  const liveStatus =
+    engineStatus ??
+    (waiting
+      ? `Waiting for a lock held by ${info.blockedByPid === null ? 'another session' : `pid ${info.blockedByPid}`}.`
+      : (status ?? resetStatus ?? 'Ready. Nothing has run yet.'));
 
   return (
-    <div className="console">
-      <div className="console-editor" ref={editorRef} />
-      <p className="console-hint" id={hintId}>
-        Ctrl+Enter or ⌘+Enter runs. ↑ on the first line and ↓ on the last step through statements
-        you ran. Escape, then Tab, leaves the editor.
-      </p>
-      <div className="console-actions">
-        <button
-          type="button"
-          className="button-primary"
-          aria-disabled={busy}
-          onClick={() => void runQuery()}
-        >
-          Run
-        </button>
-        <button
-          type="button"
-          aria-disabled={resetting}
-          onClick={() => {
-            if (!resetting) void reset();
+    <div role="tabpanel" id={ids.panel} aria-labelledby={ids.tab} hidden={!active}>
+      <div className="console-panel">
+        <SessionBar
+          tab={tab}
+          info={info}
+          canClose={canClose}
+          onRename={(label) => onRename(tab.key, label)}
+          onClose={() => onClose(tab.key)}
+        />
+        <div className="console-editor" ref={editorRef} />
+        <p className="console-hint" id={hintId}>
+          Ctrl+Enter or ⌘+Enter runs. ↑ on the first line and ↓ on the last step through statements
+          you ran. Escape, then Tab, leaves the editor.
+        </p>
+        <div className="console-actions">
+          <button
+            type="button"
+            className="button-primary"
+            aria-disabled={busy}
+            onClick={() => void runQuery()}
+          >
+            Run
+          </button>
+          <button
+            type="button"
+            aria-disabled={resetting}
+            onClick={() => {
+              if (!resetting) void onReset();
+            }}
+          >
+            Reset
+          </button>
+          {waiting ? (
+            <>
+              <span className="console-running">Waiting for a lock…</span>
+              <button type="button" onClick={() => void cancel()}>
+                Cancel
+              </button>
+            </>
+          ) : running ? (
+            <span className="console-running">Running…</span>
+          ) : null}
+        </div>
+        <div className="console-output" role="region" aria-label="Results">
+          <p className="honesty">
+            Output from PostgreSQL 18 running in your browser (PGlite)
+            {serverVersion ? (
+              <>
+                : <span className="server-version">{serverVersion.replace(/ on .*$/, '')}</span>
+              </>
+            ) : null}
+          </p>
+          <p className="console-status" role="status" aria-live="polite">
+            {liveStatus}
+          </p>
+          {outcome ? <OutcomeView outcome={outcome} /> : null}
+        </div>
+        {outcome ? <NoticesView outcome={outcome} /> : null}
+      </div>
+    </div>
+  );
+}
+
+/** A tab's name, its session's pid and application_name, Rename and Close session. */
+function SessionBar({
+  tab,
+  info,
+  canClose,
+  onRename,
+  onClose,
+}: {
+  tab: SessionTab;
+  info: SessionInfo | undefined;
+  canClose: boolean;
+  onRename: (label: string) => void;
+  onClose: () => void;
+}) {
+  const [editing, setEditing] = useState(false);
+  const [draft, setDraft] = useState(tab.label);
+  const renameRef = useRef<HTMLButtonElement>(null);
+  const inputId = useId();
+
+  const finish = (save: boolean) => {
+    const label = draft.trim();
+    if (save && label) onRename(label);
+    setEditing(false);
+    // Focus returns to Rename once the field is gone.
+    setTimeout(() => renameRef.current?.focus(), 0);
+  };
+
+  return (
+    <div className="session-bar">
+      {editing ? (
+        <form
+          className="session-rename"
+          onSubmit={(event) => {
+            event.preventDefault();
+            finish(true);
           }}
         >
-          Reset
-        </button>
-        {running ? <span className="console-running">Running…</span> : null}
-      </div>
-      <div className="console-output" role="region" aria-label="Results">
-        <p className="honesty">
-          Output from PostgreSQL 18 running in your browser (PGlite)
-          {serverVersion ? (
-            <>
-              : <span className="server-version">{serverVersion.replace(/ on .*$/, '')}</span>
-            </>
-          ) : null}
+          <label htmlFor={inputId}>Tab label</label>
+          <input
+            id={inputId}
+            type="text"
+            value={draft}
+            maxLength={40}
+            autoFocus
+            onChange={(event) => setDraft(event.target.value)}
+            onKeyDown={(event) => {
+              if (event.key === 'Escape') {
+                event.preventDefault();
+                finish(false);
+              }
+            }}
+          />
+          <button type="submit">Save label</button>
+        </form>
+      ) : (
+        <p className="session-meta">
+          <strong>{tab.label}</strong>: its own connection
+          {info ? `, pid ${info.pid}` : ''}, application_name <code>{tab.applicationName}</code> (a
+          new label renames the tab only).
         </p>
-        <p className="console-status" role="status" aria-live="polite">
-          {liveStatus}
-        </p>
-        {outcome ? <OutcomeView outcome={outcome} /> : null}
+      )}
+      <div className="session-bar-actions">
+        {editing ? null : (
+          <button
+            type="button"
+            ref={renameRef}
+            onClick={() => {
+              setDraft(tab.label);
+              setEditing(true);
+            }}
+          >
+            Rename
+          </button>
+        )}
+        {canClose ? (
+          <button type="button" onClick={onClose}>
+            Close session
+          </button>
+        ) : null}
       </div>
-      {outcome ? <NoticesView outcome={outcome} /> : null}
     </div>
   );
 }
@@ -259,6 +650,8 @@ function toOutcome(error: unknown, query: string): Outcome {
   if (error instanceof PgError) {
     return { kind: 'pg-error', query, error: error.toFields(), partial: error.partial };
   }
+  if (error instanceof NotExpressibleError)
+    return { kind: 'not-expressible', message: error.message };
   if (error instanceof EngineGoneError) return { kind: 'gone', message: error.message };
   return { kind: 'unexpected' };
 }
@@ -269,6 +662,8 @@ function statusFor(outcome: Outcome): string {
       return summarise(outcome.result);
     case 'pg-error':
       return summariseError(outcome.error);
+    case 'not-expressible':
+      return 'Not expressible in the browser: the in-browser engine cannot show this.';
     case 'gone':
       return 'PostgreSQL stopped before the statement finished.';
     case 'unexpected':
@@ -286,6 +681,15 @@ function OutcomeView({ outcome }: { outcome: Outcome }) {
           <ResultList results={outcome.partial.results} />
           <ErrorView query={outcome.query} error={outcome.error} />
         </>
+      );
+    case 'not-expressible':
+      return (
+        <div className="console-limit" role="region" aria-label="Limit of the in-browser engine">
+          <p>
+            {`Not expressible in the browser: ${outcome.message}`} This is a limit of the in-browser
+            engine (many sessions sharing PGlite’s one backend), not a PostgreSQL error.
+          </p>
+        </div>
       );
     case 'gone':
       return (

@@ -1,0 +1,193 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { AxeBuilder } from '@axe-core/playwright';
+import { finishedRuns, runSql, typeSql, waitForEngine } from './console-driver';
+import { startSite } from './site';
+
+const CLAIM = "SELECT id FROM jobs WHERE status = 'queued' ORDER BY id LIMIT 2 FOR UPDATE;";
+
+/** The tab whose label is `label` (its name also holds the state badge). */
+function tab(page: Page, label: string) {
+  return page.getByRole('tab', { name: new RegExp(`^${label}\\b`) });
+}
+
+/** Opens a session in a new tab; it is selected at once. */
+async function newSession(page: Page, label: string): Promise<void> {
+  await page.getByRole('button', { name: 'New session' }).click();
+  await tab(page, label).waitFor();
+  expect(await tab(page, label).getAttribute('aria-selected')).toBe('true');
+}
+
+/** Waits until `label`'s tab shows `text` in its badge. */
+async function badgeShows(page: Page, label: string, text: string | RegExp): Promise<string> {
+  const badge = tab(page, label).locator('.session-badge');
+  await badge.filter({ hasText: text }).waitFor({ timeout: 10_000 });
+  return badge.innerText();
+}
+
+/** Starts recording the largest gap between animation frames (as console.test.ts does). */
+async function startGapSampling(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const w = window as unknown as { maxGap: number; sampling: boolean };
+    w.maxGap = 0;
+    w.sampling = true;
+    let last = performance.now();
+    const tick = (now: number) => {
+      w.maxGap = Math.max(w.maxGap, now - last);
+      last = now;
+      if (w.sampling) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+}
+
+async function stopGapSampling(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    const w = window as unknown as { maxGap: number; sampling: boolean };
+    w.sampling = false;
+    return w.maxGap;
+  });
+}
+
+describe('the SQL console: one tab per session', () => {
+  let site: Awaited<ReturnType<typeof startSite>>;
+  let page: Page;
+
+  beforeAll(async () => {
+    site = await startSite();
+    page = await site.newPage();
+    await page.goto(`${site.url}lab/`);
+    await waitForEngine(page);
+  });
+  afterAll(() => site?.close());
+
+  it('opens with one tab, "you", selected', async () => {
+    expect(await page.getByRole('tab').count()).toBe(1);
+    expect(await tab(page, 'you').getAttribute('aria-selected')).toBe('true');
+    await badgeShows(page, 'you', 'idle');
+  });
+
+  it('a third session waits on worker-07’s row locks, then takes rows 3 and 4', async () => {
+    await runSql(
+      page,
+      "CREATE TABLE jobs (id int PRIMARY KEY, status text);\nINSERT INTO jobs SELECT g, 'queued' FROM generate_series(1, 6) g;",
+    );
+
+    await newSession(page, 'session 2');
+    await page.getByRole('button', { name: 'Rename' }).click();
+    const field = page.getByRole('textbox', { name: 'Tab label' });
+    await field.fill('worker-07');
+    await field.press('Enter');
+    await tab(page, 'worker-07').waitFor();
+    expect(await page.getByRole('tab', { name: /^session 2/ }).count()).toBe(0);
+
+    const claimed = await runSql(
+      page,
+      `BEGIN;\n${CLAIM}\nUPDATE jobs SET status = 'running' WHERE id IN (1, 2);`,
+    );
+    expect(claimed).toContain('UPDATE 2');
+    await badgeShows(page, 'worker-07', 'idle in transaction');
+
+    await newSession(page, 'session 3');
+    await runSql(page, 'BEGIN;');
+    // Another session used the engine, so worker-07's transaction was parked with its XID.
+    expect(await badgeShows(page, 'worker-07', /XID \d+/)).toMatch(
+      /^idle in transaction · XID \d+$/,
+    );
+
+    await startGapSampling(page);
+    const started = Date.now();
+    await typeSql(page, CLAIM);
+    await page.getByRole('button', { name: 'Run' }).click();
+    const waiting = await badgeShows(page, 'session 3', 'Lock/transactionid');
+    expect(waiting).toMatch(/^active · waiting: Lock\/transactionid on pid \d+$/);
+    await page.getByText('Waiting for a lock…').waitFor();
+    expect(await page.getByRole('button', { name: 'Cancel' }).isVisible()).toBe(true);
+    // The other tabs keep working while this statement waits.
+    await tab(page, 'you').click();
+    expect(await runSql(page, 'SELECT count(*) AS queued_now FROM jobs')).toContain('6');
+    while (Date.now() - started < 1500) await page.waitForTimeout(100);
+    const maxGap = await stopGapSampling(page);
+    expect(maxGap).toBeLessThan(100);
+
+    await tab(page, 'worker-07').click();
+    expect(await runSql(page, 'COMMIT;')).toContain('COMMIT');
+    await tab(page, 'session 3').click();
+    const results = page.getByRole('region', { name: 'Results' });
+    await results.getByRole('table').waitFor({ timeout: 10_000 });
+    expect(await results.getByRole('cell').allInnerTexts()).toEqual(['3', '4']);
+    await badgeShows(page, 'session 3', 'idle in transaction');
+  });
+
+  it('Cancel ends a waiting statement with SQLSTATE 57014', async () => {
+    // session 3 still holds rows 3 and 4 FOR UPDATE.
+    await tab(page, 'you').click();
+    const before = await finishedRuns(page);
+    await typeSql(page, "UPDATE jobs SET status = 'done' WHERE id = 3;");
+    await page.getByRole('button', { name: 'Run' }).click();
+    await page.getByText('Waiting for a lock…').waitFor({ timeout: 10_000 });
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.waitForFunction(
+      (n) => Number(document.querySelector('[data-demo="console"]')?.getAttribute('data-runs')) > n,
+      before,
+    );
+    const error = await page.getByRole('region', { name: 'Error' }).innerText();
+    expect(error).toContain('SQLSTATE: 57014');
+    expect(error).toContain('canceling statement due to user request');
+  });
+
+  it('moves between tabs with the arrow keys and selects with Enter', async () => {
+    await tab(page, 'you').focus();
+    await page.keyboard.press('ArrowRight');
+    expect(await tab(page, 'worker-07').evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await tab(page, 'worker-07').getAttribute('aria-selected')).toBe('false');
+    await page.keyboard.press('Enter');
+    expect(await tab(page, 'worker-07').getAttribute('aria-selected')).toBe('true');
+    await page.keyboard.press('End');
+    await page.keyboard.press('Space');
+    expect(await tab(page, 'session 3').getAttribute('aria-selected')).toBe('true');
+    expect(await page.getByRole('textbox', { name: 'SQL' }).count()).toBe(1);
+  });
+
+  it('Close session rolls its transaction back and leaves the other tabs', async () => {
+    await tab(page, 'session 3').click();
+    await page.getByRole('button', { name: 'Close session' }).click();
+    await page.getByRole('tab').nth(1).waitFor();
+    expect(await page.getByRole('tab').count()).toBe(2);
+    await tab(page, 'you').click();
+    // Rows 3 and 4 are free again: NOWAIT would fail with 55P03 if they were still locked.
+    expect(
+      await runSql(page, 'SELECT id FROM jobs WHERE id IN (3, 4) FOR UPDATE NOWAIT'),
+    ).toContain('SELECT 2');
+  });
+
+  it('has no axe violations and fits 360 px with three tabs, one of them waiting', async () => {
+    const phone = await site.newPage({ width: 360, height: 740 });
+    await phone.goto(`${site.url}lab/`);
+    await waitForEngine(phone);
+    await runSql(phone, 'CREATE TABLE t (id int PRIMARY KEY); INSERT INTO t VALUES (1);');
+    await newSession(phone, 'session 2');
+    await runSql(phone, 'BEGIN; UPDATE t SET id = id WHERE id = 1;');
+    await newSession(phone, 'session 3');
+    await typeSql(phone, 'DELETE FROM t WHERE id = 1;');
+    await phone.getByRole('button', { name: 'Run' }).click();
+    await badgeShows(phone, 'session 3', 'Lock/transactionid');
+    await phone.getByRole('button', { name: 'Rename' }).click();
+    const { violations } = await new AxeBuilder({ page: phone }).analyze();
+    expect(violations.map((v) => `${v.id} (${v.nodes.length}) ${v.help}`)).toEqual([]);
+    const overflow = await phone.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
+    expect(overflow).toBe(0);
+    await phone.close();
+  });
+
+  it('Reset gives a single "you" tab on a fresh database', async () => {
+    await page.getByRole('button', { name: 'Reset' }).click();
+    await page.getByText('Engine restarted: a fresh database.').waitFor({ timeout: 60_000 });
+    await waitForEngine(page);
+    expect(await page.getByRole('tab').count()).toBe(1);
+    await tab(page, 'you').waitFor();
+    expect(await runSql(page, "SELECT to_regclass('jobs') IS NULL AS fresh")).toContain('t');
+  });
+});
