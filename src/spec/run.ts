@@ -202,14 +202,19 @@ class Runner {
 
   /** After a permutation cut short: let running steps end, roll back, tear down quietly. */
   private async abandon(): Promise<void> {
+    const quiet = (c: Conn, sql: string) => c.session.query(sql).catch(() => undefined);
+    // Idle sessions first: a step still running may be waiting for one of them.
+    const running = this.conns.filter((c) => c.active && !c.active.done);
+    for (const c of this.conns.slice(1)) if (!running.includes(c)) await quiet(c, 'ROLLBACK');
     await Promise.all(
-      this.conns.map((c) =>
-        c.active ? Promise.race([c.active.settled, delay(this.maxWait).promise]) : undefined,
-      ),
+      running.map(async (c) => {
+        const limit = delay(this.maxWait);
+        await Promise.race([c.active!.settled, limit.promise]);
+        limit.cancel(); // a pending timer would keep the process alive for maxWait
+      }),
     );
     for (const c of this.conns) c.active = null;
-    const quiet = (c: Conn, sql: string) => c.session.query(sql).catch(() => undefined);
-    for (const c of this.conns.slice(1)) await quiet(c, 'ROLLBACK');
+    for (const c of running) if (c !== this.conns[0]) await quiet(c, 'ROLLBACK');
     for (const [i, s] of this.spec.sessions.entries())
       if (s.teardownSql) await quiet(this.conns[i + 1]!, s.teardownSql);
     if (this.spec.teardownSql) await quiet(this.conns[0]!, this.spec.teardownSql);
