@@ -1,6 +1,7 @@
 // `npm test`: every check in one command, in order: data directory, type-check, lint,
-// formatting, unit and fidelity tests, the static build, browser tests. It runs them all,
-// then prints one closing line with the counts and fails if any step failed.
+// formatting, unit and fidelity tests, isolation-spec conformance, the static build,
+// browser tests. It runs them all, then prints one closing line with the counts and fails
+// if any step failed.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,6 +44,8 @@ step('type-check (tsc)', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']);
 step('lint', bin('eslint'), ['--max-warnings', '0', '.']);
 step('format', bin('prettier'), ['--check', '.']);
 vitest('unit and fidelity', ['unit', 'fidelity']);
+// PostgreSQL's own isolation specs on both engines; skips itself without ../shared.
+step('conformance', bin('node'), ['scripts/conformance.ts']);
 if (step('build', bin('astro'), ['build'])) vitest('browser', ['e2e']);
 else console.log('browser tests skipped: the build failed');
 
@@ -50,7 +53,7 @@ rmSync(reports, { recursive: true, force: true });
 console.log(
   failedSteps.length
     ? `\nFailed steps: ${failedSteps.join(', ')}`
-    : '\nAll steps passed: type-check, lint, format, unit, fidelity, build, browser.',
+    : '\nAll steps passed: type-check, lint, format, unit, fidelity, conformance, build, browser.',
 );
 console.log(`tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(failedSteps.length ? 1 : 0);
