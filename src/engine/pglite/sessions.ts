@@ -241,7 +241,9 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
         .filter(([name]) => !layerSettings.has(name!))
         .map(([name, value]) => [name!, value!]);
     }
-    await backend.exec('RESET ALL');
+    // With no owner, the backend's settings are its defaults already (a fresh start, or
+    // DISCARD ALL after the last owner closed).
+    if (loaded) await backend.exec('RESET ALL');
     if (s.settings.length > 0) {
       await backend.exec('SELECT set_config(key, value, false) FROM jsonb_each_text($1)', [
         Object.fromEntries(s.settings),
