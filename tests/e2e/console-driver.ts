@@ -37,3 +37,28 @@ export async function runSql(
   );
   return page.getByRole('region', { name: 'Results' }).innerText();
 }
+
+/** Starts recording the largest gap between animation frames: the page's responsiveness. */
+export async function startGapSampling(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const w = window as unknown as { maxGap: number; sampling: boolean };
+    w.maxGap = 0;
+    w.sampling = true;
+    let last = performance.now();
+    const tick = (now: number) => {
+      w.maxGap = Math.max(w.maxGap, now - last);
+      last = now;
+      if (w.sampling) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+}
+
+/** Stops recording and returns the largest gap, in ms. */
+export async function stopGapSampling(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    const w = window as unknown as { maxGap: number; sampling: boolean };
+    w.sampling = false;
+    return w.maxGap;
+  });
+}

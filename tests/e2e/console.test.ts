@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { finishedRuns, runSql, typeSql, waitForEngine } from './console-driver';
+import {
+  finishedRuns,
+  runSql,
+  startGapSampling,
+  stopGapSampling,
+  typeSql,
+  waitForEngine,
+} from './console-driver';
 import { startSite } from './site';
 
 describe('the SQL console at /lab/', () => {
@@ -92,29 +99,14 @@ describe('the SQL console at /lab/', () => {
   });
 
   it('stays responsive while a 300k-row insert runs in the worker', async () => {
-    await page.evaluate(() => {
-      const w = window as unknown as { maxGap: number; sampling: boolean };
-      w.maxGap = 0;
-      w.sampling = true;
-      let last = performance.now();
-      const tick = (now: number) => {
-        w.maxGap = Math.max(w.maxGap, now - last);
-        last = now;
-        if (w.sampling) requestAnimationFrame(tick);
-      };
-      requestAnimationFrame(tick);
-    });
+    await startGapSampling(page);
     const started = Date.now();
     const results = await runSql(
       page,
       'CREATE TABLE big (id int, note text); INSERT INTO big SELECT g, md5(g::text) FROM generate_series(1, 300000) g;',
     );
     const elapsed = Date.now() - started;
-    const maxGap = await page.evaluate(() => {
-      const w = window as unknown as { maxGap: number; sampling: boolean };
-      w.sampling = false;
-      return w.maxGap;
-    });
+    const maxGap = await stopGapSampling(page);
     expect(results).toContain('INSERT 0 300000');
     expect(elapsed).toBeGreaterThan(200); // long enough for the gap measure to mean something
     expect(maxGap).toBeLessThan(100);

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { AxeBuilder } from '@axe-core/playwright';
-import { finishedRuns, runSql, typeSql, waitForEngine } from './console-driver';
+import {
+  finishedRuns,
+  runSql,
+  startGapSampling,
+  stopGapSampling,
+  typeSql,
+  waitForEngine,
+} from './console-driver';
 import { startSite } from './site';
 
 const CLAIM = "SELECT id FROM jobs WHERE status = 'queued' ORDER BY id LIMIT 2 FOR UPDATE;";
@@ -23,30 +30,6 @@ async function badgeShows(page: Page, label: string, text: string | RegExp): Pro
   const badge = tab(page, label).locator('.session-badge');
   await badge.filter({ hasText: text }).waitFor({ timeout: 10_000 });
   return badge.innerText();
-}
-
-/** Starts recording the largest gap between animation frames (as console.test.ts does). */
-async function startGapSampling(page: Page): Promise<void> {
-  await page.evaluate(() => {
-    const w = window as unknown as { maxGap: number; sampling: boolean };
-    w.maxGap = 0;
-    w.sampling = true;
-    let last = performance.now();
-    const tick = (now: number) => {
-      w.maxGap = Math.max(w.maxGap, now - last);
-      last = now;
-      if (w.sampling) requestAnimationFrame(tick);
-    };
-    requestAnimationFrame(tick);
-  });
-}
-
-async function stopGapSampling(page: Page): Promise<number> {
-  return page.evaluate(() => {
-    const w = window as unknown as { maxGap: number; sampling: boolean };
-    w.sampling = false;
-    return w.maxGap;
-  });
 }
 
 describe('the SQL console: one tab per session', () => {
