@@ -20,7 +20,16 @@ export type SessionStateName =
 /** Where a session's open transaction is while other sessions use the backend. */
 export type Holding =
   | { kind: 'none' }
-  | { kind: 'resident'; isolation: string; snapshotTaken: boolean }
+  | {
+      kind: 'resident';
+      isolation: string;
+      snapshotTaken: boolean;
+      /**
+       * The last statement came over the extended protocol: on a server its finished
+       * unnamed portal keeps its snapshot (backend_xmin) until the next query.
+       */
+      portalSnapshot?: boolean;
+    }
   | { kind: 'released' }
   | { kind: 'failed' }
   | { kind: 'parked'; gid: string; xid: string; emulatedSnapshot: boolean }
@@ -203,7 +212,8 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
       const [cursors] = await backend.exec('SELECT count(*) FROM pg_cursors');
       const holdsSnapshot =
         cursors!.rows[0]![0] !== '0' ||
-        (holding.isolation !== 'read committed' && holding.snapshotTaken);
+        (holding.isolation !== 'read committed' && holding.snapshotTaken) ||
+        holding.portalSnapshot === true;
       // A lock stronger than a reader's (LOCK TABLE, an advisory lock) must be kept too.
       const [locks] = await backend.exec(
         `SELECT count(*) FROM pg_locks WHERE pid = pg_catalog.pg_backend_pid()
@@ -270,7 +280,12 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
   }
 
   /** Updates `s` from the backend's transaction status after its statement. */
-  async function settle(s: SessionRecord, reply: BackendReply, sql: string): Promise<void> {
+  async function settle(
+    s: SessionRecord,
+    reply: BackendReply,
+    sql: string,
+    extended: boolean,
+  ): Promise<void> {
     s.status = reply.status;
     if (reply.status === 'I') {
       s.holding = { kind: 'none' };
@@ -296,6 +311,7 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
       s.xactStart = s.queryStart;
     }
     if (!noSnapshot.test(sql)) s.holding.snapshotTaken = true;
+    s.holding.portalSnapshot = extended && !noSnapshot.test(sql);
     resident = s;
     setState(s, reply.status === 'E' ? 'idle in transaction (aborted)' : 'idle in transaction');
   }
@@ -652,12 +668,12 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
       }
       reply = await backend.run(sql, params);
       if (seesSessions) {
-        await settle(s, reply, sql);
+        await settle(s, reply, sql, params !== undefined);
         await carryOut(await takeSignals());
         return toReply(reply);
       }
     }
-    await settle(s, reply, sql);
+    await settle(s, reply, sql, params !== undefined);
     return toReply(reply);
   }
 

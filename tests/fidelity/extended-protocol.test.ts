@@ -1,0 +1,50 @@
+// DESIGN.md, "Protocol matters": a READ COMMITTED reader that went idle in its
+// transaction holds no snapshot after a simple-protocol query, but after an
+// extended-protocol one its finished portal keeps the snapshot, and the horizon with it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNodePgliteEngine } from '../../src/engine/pglite/node';
+import { startTestServer, type TestServer } from '../../src/engine/server/server';
+import type { Engine } from '../../src/engine/types';
+
+/** The `tuples:` line of VACUUM (VERBOSE) after a reader read `how` and went idle. */
+async function afterIdleReader(engine: Engine, how: 'simple' | 'extended'): Promise<string> {
+  const reader = await engine.openSession({ applicationName: 'reader' });
+  const cleaner = await engine.openSession({ applicationName: 'cleaner' });
+  await cleaner.query(
+    'DROP TABLE IF EXISTS ledger; CREATE TABLE ledger (id int); INSERT INTO ledger SELECT generate_series(1, 50)',
+  );
+  await reader.query('BEGIN');
+  if (how === 'simple') await reader.query('SELECT count(*) FROM ledger WHERE id > 0');
+  else await reader.query('SELECT count(*) FROM ledger WHERE id > $1', [0]);
+  await cleaner.query('DELETE FROM ledger WHERE id <= 10');
+  const { notices } = await cleaner.query('VACUUM (VERBOSE) ledger');
+  await reader.query('COMMIT');
+  await reader.close();
+  await cleaner.close();
+  return notices.flatMap((n) => n.message.split('\n')).find((l) => l.startsWith('tuples:'))!;
+}
+
+describe('a READ COMMITTED reader idle in its transaction, by protocol', () => {
+  let server: TestServer;
+  let pglite: Engine;
+  beforeAll(async () => {
+    [server, pglite] = await Promise.all([startTestServer(), createNodePgliteEngine()]);
+  });
+  afterAll(async () => {
+    await pglite?.close();
+    await server?.stop();
+  });
+
+  it('pins the horizon only after an extended-protocol read, on both engines', async () => {
+    const expected = {
+      simple: 'tuples: 10 removed, 40 remain, 0 are dead but not yet removable',
+      extended: 'tuples: 0 removed, 50 remain, 10 are dead but not yet removable',
+    };
+    for (const engine of [server.engine, pglite]) {
+      expect({
+        simple: await afterIdleReader(engine, 'simple'),
+        extended: await afterIdleReader(engine, 'extended'),
+      }).toEqual(expected);
+    }
+  });
+});
