@@ -142,6 +142,10 @@ const readsSessions =
 /** Session-level advisory lock functions (not the _xact_ ones, which end with the transaction). */
 const sessionAdvisoryLock = /\bpg_(?:try_)?advisory_(?:un)?lock(?:_shared|_all)?\s*\(/i;
 
+/** Creating a temporary table, view or sequence (each backend has its own on a server). */
+const temporaryObject =
+  /\bCREATE\s+(?:(?:GLOBAL|LOCAL)\s+)?(?:TEMP|TEMPORARY)\s+(?:TABLE|VIEW|SEQUENCE)\b|\bINTO\s+(?:TEMP|TEMPORARY)\b/i;
+
 /** Settings that belong to the layer's bookkeeping, never saved with a session. */
 const layerSettings = new Set(['sim.sessions', 'sim.signals']);
 
@@ -622,6 +626,12 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
       return notExpressible(
         `this session’s transaction could not be set aside: ${holding.reason}; ` +
           'its changes are gone, and the session can start a new transaction',
+      );
+    }
+    if (temporaryObject.test(sql) && sessions.size > 1) {
+      return notExpressible(
+        'temporary tables belong to the backend, and every session here shares PGlite’s one ' +
+          'backend, so other sessions would see this one’s temporary tables',
       );
     }
     if (sessionAdvisoryLock.test(sql) && sessions.size > 1) {

@@ -113,14 +113,17 @@ describe('the PGlite engine in Node', () => {
   });
 
   it('closing a session rolls back its transaction and drops its temp tables', async () => {
+    await session.close(); // temporary tables need a session of their own on one backend
     const s = await engine.openSession();
     await s.query(
       'CREATE TEMP TABLE scratch (x int); BEGIN; CREATE TABLE kept_only_if_committed (x int)',
     );
     await s.close();
-    const { results } = await session.query(
+    const next = await engine.openSession();
+    const { results } = await next.query(
       "SELECT to_regclass('kept_only_if_committed') IS NULL AS gone, to_regclass('pg_temp.scratch') IS NULL AS temp_gone",
     );
     expect(results[0]!.rows).toEqual([['t', 't']]);
+    await next.close();
   });
 });

@@ -297,3 +297,16 @@ describe('an UPDATE whose WHERE the locked row no longer matches', () => {
     await engine.close();
   });
 });
+
+describe('what one backend cannot keep apart', () => {
+  it('refuses temporary tables while several sessions are open, and says why', async () => {
+    const engine = await createNodePgliteEngine();
+    const a = await engine.openSession();
+    await a.query('CREATE TEMP TABLE mine (x int)'); // alone, a session may
+    const b = await engine.openSession();
+    const error = await b.query('CREATE TEMPORARY TABLE scratch (x int)').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NotExpressibleError);
+    expect((error as Error).message).toMatch(/temporary tables belong to the backend/);
+    await engine.close();
+  });
+});
