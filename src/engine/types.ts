@@ -139,6 +139,8 @@ export interface SessionOptions {
    * cannot use the connection slots reserved for superusers.
    */
   role?: 'superuser' | 'ordinary';
+  /** The database to connect to (default `postgres`). */
+  database?: string;
 }
 
 /** A running PostgreSQL that hands out sessions. */

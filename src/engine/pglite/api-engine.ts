@@ -21,6 +21,7 @@ export type CallApi = <M extends Method>(
  * fail with a plain EngineGoneError instead of reaching a stranger's session.
  */
 export function apiSession(call: CallApi, opened: OpenReply, alive: () => boolean): Session {
+  if ('notExpressible' in opened) throw new NotExpressibleError(opened.notExpressible);
   if (!opened.ok) throw new PgError(opened.error);
   const { id, pid } = opened;
   const gone = () =>

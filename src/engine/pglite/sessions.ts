@@ -95,7 +95,10 @@ export interface SessionInfo {
 }
 
 /** The answer to opening a session: its ids, or the FATAL a server sends instead. */
-export type OpenReply = { ok: true; id: number; pid: number } | { ok: false; error: PgErrorFields };
+export type OpenReply =
+  | { ok: true; id: number; pid: number }
+  | { ok: false; error: PgErrorFields }
+  | { ok: false; notExpressible: string };
 
 /** Connection slots, read from the engine's own settings. */
 interface Slots {
@@ -723,8 +726,17 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
     openSession({
       applicationName = 'seat-ledger',
       role = 'superuser',
+      database = 'postgres',
     }: SessionOptions = {}): Promise<OpenReply> {
       return serial(async () => {
+        if (database !== 'postgres') {
+          return {
+            ok: false as const,
+            notExpressible:
+              'PGlite’s one backend is connected to the database postgres for good, so a ' +
+              `session in another database (${database}) cannot be shown`,
+          };
+        }
         slots ??= await readSlots();
         const refusal = seatRefusal(sessions.size, role === 'superuser', slots);
         if (refusal) return { ok: false as const, error: refusal };

@@ -99,7 +99,7 @@ export async function startTestServer(settings: Record<string, string> = {}): Pr
         port,
         user: options?.role === 'ordinary' ? 'app' : 'postgres',
         password,
-        database: 'postgres',
+        database: options?.database ?? 'postgres',
         application_name: options?.applicationName ?? 'seat-ledger',
         types: textTypes,
       });
