@@ -1,9 +1,8 @@
 // DESIGN.md, "Protocol matters": a READ COMMITTED reader that went idle in its
 // transaction holds no snapshot after a simple-protocol query, but after an
 // extended-protocol one its finished portal keeps the snapshot, and the horizon with it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNodePgliteEngine } from '../../src/engine/pglite/node';
-import { startTestServer, type TestServer } from '../../src/engine/server/server';
+import { describe, expect, it } from 'vitest';
+import { bothEngines, vacuumTuples } from '../support/both-engines';
 import type { Engine } from '../../src/engine/types';
 
 /** The `tuples:` line of VACUUM (VERBOSE) after a reader read `how` and went idle. */
@@ -21,26 +20,18 @@ async function afterIdleReader(engine: Engine, how: 'simple' | 'extended'): Prom
   await reader.query('COMMIT');
   await reader.close();
   await cleaner.close();
-  return notices.flatMap((n) => n.message.split('\n')).find((l) => l.startsWith('tuples:'))!;
+  return vacuumTuples(notices)!;
 }
 
 describe('a READ COMMITTED reader idle in its transaction, by protocol', () => {
-  let server: TestServer;
-  let pglite: Engine;
-  beforeAll(async () => {
-    [server, pglite] = await Promise.all([startTestServer(), createNodePgliteEngine()]);
-  });
-  afterAll(async () => {
-    await pglite?.close();
-    await server?.stop();
-  });
+  const engines = bothEngines();
 
   it('pins the horizon only after an extended-protocol read, on both engines', async () => {
     const expected = {
       simple: 'tuples: 10 removed, 40 remain, 0 are dead but not yet removable',
       extended: 'tuples: 0 removed, 50 remain, 10 are dead but not yet removable',
     };
-    for (const engine of [server.engine, pglite]) {
+    for (const engine of [engines.server.engine, engines.pglite]) {
       expect({
         simple: await afterIdleReader(engine, 'simple'),
         extended: await afterIdleReader(engine, 'extended'),

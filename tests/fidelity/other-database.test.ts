@@ -2,29 +2,20 @@
 // not hold back VACUUM of this database's tables (ComputeXidHorizons in procarray.c only
 // counts backends of the same database for them). PGlite's one backend cannot connect to
 // a second database, so the engine says so instead of showing something else.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNodePgliteEngine } from '../../src/engine/pglite/node';
-import { startTestServer, type TestServer } from '../../src/engine/server/server';
-import { NotExpressibleError, type Engine } from '../../src/engine/types';
+import { describe, expect, it } from 'vitest';
+import { bothEngines } from '../support/both-engines';
+import { NotExpressibleError } from '../../src/engine/types';
 
 describe('a REPEATABLE READ blocker in another database', () => {
-  let server: TestServer;
-  let pglite: Engine;
-  beforeAll(async () => {
-    [server, pglite] = await Promise.all([startTestServer(), createNodePgliteEngine()]);
-  });
-  afterAll(async () => {
-    await pglite?.close();
-    await server?.stop();
-  });
+  const engines = bothEngines();
 
   it('on PostgreSQL 18 leaves this database’s dead tuples removable', async () => {
-    const cleaner = await server.engine.openSession({ applicationName: 'cleaner' });
+    const cleaner = await engines.server.engine.openSession({ applicationName: 'cleaner' });
     await cleaner.query('CREATE DATABASE elsewhere');
     await cleaner.query(
       'CREATE TABLE ledger (id int); INSERT INTO ledger SELECT generate_series(1, 50)',
     );
-    const blocker = await server.engine.openSession({ database: 'elsewhere' });
+    const blocker = await engines.server.engine.openSession({ database: 'elsewhere' });
     await blocker.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
     await blocker.query('SELECT 1');
     await cleaner.query('DELETE FROM ledger WHERE id <= 10');
@@ -36,7 +27,9 @@ describe('a REPEATABLE READ blocker in another database', () => {
   });
 
   it('on PGlite is refused as not expressible, saying why', async () => {
-    const error = await pglite.openSession({ database: 'elsewhere' }).catch((e: unknown) => e);
+    const error = await engines.pglite
+      .openSession({ database: 'elsewhere' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NotExpressibleError);
     expect((error as Error).message).toMatch(/connected to the database postgres for good/);
   });

@@ -1,10 +1,9 @@
 // The same single-session statements on PGlite and on a real PostgreSQL 18; the site may
 // only show PGlite's answers because they match the server's. Compared: rows, SQLSTATEs,
 // and the numbers VACUUM (VERBOSE) prints, with XIDs and timings normalised.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNodePgliteEngine } from '../../src/engine/pglite/node';
-import { startTestServer, type TestServer } from '../../src/engine/server/server';
-import { PgError, type Engine, type Session } from '../../src/engine/types';
+import { describe, expect, it } from 'vitest';
+import { bothEngines } from '../support/both-engines';
+import { PgError, type Session } from '../../src/engine/types';
 import { normaliseVacuumVerbose } from '../support/normalise';
 
 /** What a step produced, in a form both engines must agree on. */
@@ -56,20 +55,11 @@ const script: string[] = [
 ];
 
 describe('one session on PGlite and on PostgreSQL 18', () => {
-  let server: TestServer;
-  let pglite: Engine;
-
-  beforeAll(async () => {
-    [server, pglite] = await Promise.all([startTestServer(), createNodePgliteEngine()]);
-  });
-  afterAll(async () => {
-    await pglite?.close();
-    await server?.stop();
-  });
+  const engines = bothEngines();
 
   it('gives the same rows, SQLSTATEs and VACUUM (VERBOSE) numbers for every step', async () => {
-    const onServer = await server.engine.openSession();
-    const onPglite = await pglite.openSession();
+    const onServer = await engines.server.engine.openSession();
+    const onPglite = await engines.pglite.openSession();
     for (const sql of script) {
       const [expected, actual] = [await run(onServer, sql), await run(onPglite, sql)];
       expect({ sql, outcome: actual }).toEqual({ sql, outcome: expected });
@@ -77,7 +67,7 @@ describe('one session on PGlite and on PostgreSQL 18', () => {
   });
 
   it('the server really is PostgreSQL 18', async () => {
-    const s = await server.engine.openSession();
+    const s = await engines.server.engine.openSession();
     const { results } = await s.query("SELECT current_setting('server_version_num')::int / 10000");
     expect(results[0]!.rows).toEqual([['18']]);
     await s.close();

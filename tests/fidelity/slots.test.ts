@@ -1,8 +1,7 @@
 // Connection slots on both engines with max_connections = 6 and 3 reserved for
 // superusers: the numbers DESIGN.md quotes from a real PostgreSQL 18.4.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNodePgliteEngine } from '../../src/engine/pglite/node';
-import { startTestServer, type TestServer } from '../../src/engine/server/server';
+import { describe, expect, it } from 'vitest';
+import { bothEngines } from '../support/both-engines';
 import { PgError, type Engine, type SessionOptions } from '../../src/engine/types';
 
 const settings = { max_connections: '6', superuser_reserved_connections: '3' };
@@ -23,18 +22,7 @@ async function openInOrder(engine: Engine, roles: SessionOptions['role'][]): Pro
 }
 
 describe('connection slots on PGlite and on PostgreSQL 18', () => {
-  let server: TestServer;
-  let pglite: Engine;
-  beforeAll(async () => {
-    [server, pglite] = await Promise.all([
-      startTestServer(settings),
-      createNodePgliteEngine(settings),
-    ]);
-  });
-  afterAll(async () => {
-    await pglite?.close();
-    await server?.stop();
-  });
+  const engines = bothEngines(settings);
 
   it('refuse the ordinary role with the reserved-slots message, later a superuser with too many clients', async () => {
     const order: SessionOptions['role'][] = [
@@ -57,7 +45,7 @@ describe('connection slots on PGlite and on PostgreSQL 18', () => {
       'superuser: ok',
       'superuser: FATAL 53300 sorry, too many clients already',
     ];
-    expect(await openInOrder(server.engine, order)).toEqual(expected);
-    expect(await openInOrder(pglite, order)).toEqual(expected);
+    expect(await openInOrder(engines.server.engine, order)).toEqual(expected);
+    expect(await openInOrder(engines.pglite, order)).toEqual(expected);
   });
 });

@@ -1,12 +1,8 @@
 // idle_in_transaction_session_timeout on both engines: it ends an idle writer with
 // FATAL 25P03, its client reads that next, and VACUUM then removes what it could not.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNodePgliteEngine } from '../../src/engine/pglite/node';
-import { startTestServer, type TestServer } from '../../src/engine/server/server';
+import { describe, expect, it } from 'vitest';
+import { bothEngines, vacuumTuples } from '../support/both-engines';
 import { PgError, type Engine } from '../../src/engine/types';
-
-const tuples = (notices: { message: string }[]) =>
-  notices.flatMap((n) => n.message.split('\n')).find((line) => line.startsWith('tuples:'));
 
 async function scenario(engine: Engine) {
   const writer = await engine.openSession({ applicationName: 'writer' });
@@ -17,23 +13,15 @@ async function scenario(engine: Engine) {
   await writer.query("SET idle_in_transaction_session_timeout = '300ms'");
   await writer.query('BEGIN; CREATE TABLE scratch (id int)');
   await cleaner.query('DELETE FROM ledger WHERE id <= 20');
-  const before = tuples((await cleaner.query('VACUUM (VERBOSE) ledger')).notices);
+  const before = vacuumTuples((await cleaner.query('VACUUM (VERBOSE) ledger')).notices);
   await new Promise((resolve) => setTimeout(resolve, 700));
-  const after = tuples((await cleaner.query('VACUUM (VERBOSE) ledger')).notices);
+  const after = vacuumTuples((await cleaner.query('VACUUM (VERBOSE) ledger')).notices);
   const error = (await writer.query('SELECT 1').catch((e: unknown) => e)) as PgError;
   return { before, after, error: [error.severity, error.code, error.message] };
 }
 
 describe('idle_in_transaction_session_timeout on PGlite and on PostgreSQL 18', () => {
-  let server: TestServer;
-  let pglite: Engine;
-  beforeAll(async () => {
-    [server, pglite] = await Promise.all([startTestServer(), createNodePgliteEngine()]);
-  });
-  afterAll(async () => {
-    await pglite?.close();
-    await server?.stop();
-  });
+  const engines = bothEngines();
 
   it('ends the idle writer, whose client then reads FATAL 25P03, and the horizon moves', async () => {
     const expected = {
@@ -41,7 +29,7 @@ describe('idle_in_transaction_session_timeout on PGlite and on PostgreSQL 18', (
       after: 'tuples: 20 removed, 30 remain, 0 are dead but not yet removable',
       error: ['FATAL', '25P03', 'terminating connection due to idle-in-transaction timeout'],
     };
-    expect(await scenario(server.engine)).toEqual(expected);
-    expect(await scenario(pglite)).toEqual(expected);
+    expect(await scenario(engines.server.engine)).toEqual(expected);
+    expect(await scenario(engines.pglite)).toEqual(expected);
   });
 });
