@@ -1,0 +1,55 @@
+// Claims the session layer's unit tests make "as on a server", checked on PostgreSQL 18
+// beside PGlite.
+import { describe, expect, it } from 'vitest';
+import type { Engine } from '../../src/engine/types';
+import { bothEngines } from '../support/both-engines';
+
+/** Resolves with `what`, or with 'still waiting' after `ms`. */
+function within<T>(what: Promise<T>, ms: number): Promise<T | 'still waiting'> {
+  return Promise.race([
+    what,
+    new Promise<'still waiting'>((r) => setTimeout(() => r('still waiting'), ms)),
+  ]);
+}
+
+async function updateOfMovedRow(engine: Engine) {
+  const [a, b] = [await engine.openSession(), await engine.openSession()];
+  await b.query(
+    "DROP TABLE IF EXISTS moved; CREATE TABLE moved (id int PRIMARY KEY, status text); INSERT INTO moved VALUES (1, 'queued')",
+  );
+  await a.query('BEGIN');
+  await a.query("UPDATE moved SET status = 'running' WHERE id = 1");
+  const answer = await within(
+    b.query("UPDATE moved SET status = 'done' WHERE id = 1 AND status = 'running'"),
+    2000,
+  );
+  await a.query('ROLLBACK');
+  await a.close();
+  await b.close();
+  return answer === 'still waiting' ? answer : answer.results[0]!.rowCount;
+}
+
+async function terminateNobody(engine: Engine) {
+  const s = await engine.openSession();
+  const { results, notices } = await s.query('SELECT pg_terminate_backend(1)');
+  await s.close();
+  return { rows: results[0]!.rows, notices: notices.map((n) => `${n.severity}: ${n.message}`) };
+}
+
+describe('session-layer claims on PGlite and on PostgreSQL 18', () => {
+  const engines = bothEngines();
+
+  it('an UPDATE whose WHERE the locked row’s visible version fails does not wait', async () => {
+    expect(await updateOfMovedRow(engines.server.engine)).toBe(0);
+    expect(await updateOfMovedRow(engines.pglite)).toBe(0);
+  });
+
+  it('pg_terminate_backend of a pid that is no backend warns and returns false', async () => {
+    const expected = {
+      rows: [['f']],
+      notices: ['WARNING: PID 1 is not a PostgreSQL backend process'],
+    };
+    expect(await terminateNobody(engines.server.engine)).toEqual(expected);
+    expect(await terminateNobody(engines.pglite)).toEqual(expected);
+  });
+});
