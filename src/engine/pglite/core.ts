@@ -2,8 +2,6 @@ import type { PGlite } from '@electric-sql/pglite';
 import { makeBackend } from './backend';
 import { makeSessionLayer } from './sessions';
 
-export type { QueryReply } from './sessions';
-
 /**
  * The engine's operations over one PGlite instance: the session layer over its one
  * backend. The worker serves exactly these; Node tests call them in-thread. Errors from

@@ -828,6 +828,3 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
     },
   };
 }
-
-/** The session layer's operations. */
-export type SessionLayer = ReturnType<typeof makeSessionLayer>;
