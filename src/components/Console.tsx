@@ -495,7 +495,10 @@ function SessionPanel({
   const liveStatus =
     engineStatus ??
     (waiting
-      ? `Waiting for a lock held by ${info.blockedByPid === null ? 'another session' : `pid ${info.blockedByPid}`}.`
+      ? `Waiting for a lock held by ${info.blockedByPid === null ? 'another session' : `pid ${info.blockedByPid}`}.` +
+        (info.watchdog
+          ? ' Modelled: PGlite gave no answer while a parked transaction held locks, so the watchdog took this for a lock wait; it runs again when that transaction ends.'
+          : '')
       : (status ?? resetStatus ?? 'Ready. Nothing has run yet.'));
 
   return (

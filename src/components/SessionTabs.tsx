@@ -30,7 +30,8 @@ export function describeSession(info: SessionInfo | undefined): string {
   if (info.waitEventType) {
     const what = info.waitEvent ? `${info.waitEventType}/${info.waitEvent}` : info.waitEventType;
     parts.push(
-      `waiting: ${what}${info.blockedByPid === null ? '' : ` on pid ${info.blockedByPid}`}`,
+      `waiting: ${what}${info.blockedByPid === null ? '' : ` on pid ${info.blockedByPid}`}` +
+        (info.watchdog ? ' (found by the watchdog)' : ''),
     );
   }
   return parts.join(' · ');

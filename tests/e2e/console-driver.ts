@@ -62,3 +62,29 @@ export async function stopGapSampling(page: Page): Promise<number> {
     return w.maxGap;
   });
 }
+
+/** The tab whose label is `label` (its name also holds the state badge). */
+export function tab(page: Page, label: string) {
+  return page.getByRole('tab', { name: new RegExp(`^${label}\\b`) });
+}
+
+/** Opens a session in a new tab; it is selected at once. */
+export async function newSession(page: Page, label: string): Promise<void> {
+  await page.getByRole('button', { name: 'New session' }).click();
+  await tab(page, label).waitFor();
+  if ((await tab(page, label).getAttribute('aria-selected')) !== 'true') {
+    throw new Error(`the new tab ${label} is not selected`);
+  }
+}
+
+/** Waits until `label`'s tab shows `text` in its badge. */
+export async function badgeShows(
+  page: Page,
+  label: string,
+  text: string | RegExp,
+  timeout = 10_000,
+): Promise<string> {
+  const badge = tab(page, label).locator('.session-badge');
+  await badge.filter({ hasText: text }).waitFor({ timeout });
+  return badge.innerText();
+}

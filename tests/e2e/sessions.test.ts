@@ -2,35 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { AxeBuilder } from '@axe-core/playwright';
 import {
+  badgeShows,
   finishedRuns,
+  newSession,
   runSql,
   startGapSampling,
   stopGapSampling,
+  tab,
   typeSql,
   waitForEngine,
 } from './console-driver';
 import { startSite } from './site';
 
 const CLAIM = "SELECT id FROM jobs WHERE status = 'queued' ORDER BY id LIMIT 2 FOR UPDATE;";
-
-/** The tab whose label is `label` (its name also holds the state badge). */
-function tab(page: Page, label: string) {
-  return page.getByRole('tab', { name: new RegExp(`^${label}\\b`) });
-}
-
-/** Opens a session in a new tab; it is selected at once. */
-async function newSession(page: Page, label: string): Promise<void> {
-  await page.getByRole('button', { name: 'New session' }).click();
-  await tab(page, label).waitFor();
-  expect(await tab(page, label).getAttribute('aria-selected')).toBe('true');
-}
-
-/** Waits until `label`'s tab shows `text` in its badge. */
-async function badgeShows(page: Page, label: string, text: string | RegExp): Promise<string> {
-  const badge = tab(page, label).locator('.session-badge');
-  await badge.filter({ hasText: text }).waitFor({ timeout: 10_000 });
-  return badge.innerText();
-}
 
 describe('the SQL console: one tab per session', () => {
   let site: Awaited<ReturnType<typeof startSite>>;

@@ -36,12 +36,49 @@ async function terminateNobody(engine: Engine) {
   return { rows: results[0]!.rows, notices: notices.map((n) => `${n.severity}: ${n.message}`) };
 }
 
+/**
+ * The wait the watchdog stands for (tests/unit/engine/watchdog-replay.test.ts): an INSERT
+ * whose key another transaction inserted and has not committed. PGlite cannot be asked in
+ * Node (it would spin), so this is the server's side of that unit test.
+ */
+async function insertOfUncommittedKey(engine: Engine) {
+  const [holder, inserter, observer] = [
+    await engine.openSession({ applicationName: 'worker-07' }),
+    await engine.openSession({ applicationName: 'api-1' }),
+    await engine.openSession(),
+  ];
+  await inserter.query(
+    'DROP TABLE IF EXISTS uploads; CREATE TABLE uploads (name text PRIMARY KEY)',
+  );
+  await holder.query("BEGIN; INSERT INTO uploads VALUES ('cat.png')");
+  const insert = inserter.query("INSERT INTO uploads VALUES ('cat.png')").then(
+    () => 'inserted',
+    (e: { code?: string }) => e.code,
+  );
+  const before = await within(insert, 500);
+  const { results } = await observer.query(
+    "SELECT wait_event_type, wait_event FROM pg_stat_activity WHERE application_name = 'api-1'",
+  );
+  await holder.query('COMMIT');
+  const after = await insert;
+  for (const s of [holder, inserter, observer]) await s.close();
+  return { before, waiting: results[0]!.rows, after };
+}
+
 describe('session-layer claims on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
 
   it('an UPDATE whose WHERE the locked row’s visible version fails does not wait', async () => {
     expect(await updateOfMovedRow(engines.server.engine)).toBe(0);
     expect(await updateOfMovedRow(engines.pglite)).toBe(0);
+  });
+
+  it('an INSERT of a key another transaction inserted waits on its XID, then fails with 23505', async () => {
+    expect(await insertOfUncommittedKey(engines.server.engine)).toEqual({
+      before: 'still waiting',
+      waiting: [['Lock', 'transactionid']],
+      after: '23505',
+    });
   });
 
   it('pg_terminate_backend of a pid that is no backend warns and returns false', async () => {

@@ -6,7 +6,16 @@ import type { Engine } from '../types';
 import { apiSession, type CallApi } from './api-engine';
 import { engineAssetUrls } from './assets';
 import type { SessionInfo } from './sessions';
-import type { BootArtifacts, Method, WorkerReply, WorkerRequest } from './messages';
+import type { BootArtifacts, Method, Restore, WorkerReply, WorkerRequest } from './messages';
+import type { JournalEntry } from './sessions';
+
+/**
+ * How long a reader's statement may go unanswered while a parked transaction holds locks
+ * before the watchdog takes it for a lock wait. PGlite spins for good on a lock wait (its
+ * lock_timeout never fires, DESIGN.md), and from outside a spinning worker a wait looks
+ * like long work, so this is a judgement, and the session says it is one.
+ */
+export const watchdogMs = 2000;
 
 /** How far the engine's start has got, for the loading placeholder. */
 export type StartProgress =
@@ -98,11 +107,20 @@ class WorkerEngine implements PageEngine {
   private worker: Worker | undefined;
   private generation = 0;
   private nextCallId = 1;
+  /** Calls sent and not yet answered, with the request, so a replacement worker can get them. */
   private readonly pending = new Map<
     number,
-    { resolve: (v: unknown) => void; reject: (e: Error) => void }
+    { request: WorkerRequest; resolve: (v: unknown) => void; reject: (e: Error) => void }
   >();
   private booting: Promise<void> | undefined;
+  /** Every call the worker finished, in order: what a replacement replays (see `recover`). */
+  private journal: JournalEntry[] = [];
+  private readonly journaledIds = new Set<number>();
+  private stuck = new Set<number>();
+  /** The reader's statement the worker is running now, and the watchdog's timer for it. */
+  private running: { seq: number; timer: ReturnType<typeof setTimeout> | undefined } | null = null;
+  /** Set while a replacement worker rebuilds the sessions; new calls wait for it. */
+  private recovering: Promise<void> | undefined;
 
   start(onProgress: Progress = () => {}): Promise<void> {
     this.booting ??= this.boot(onProgress);
@@ -135,28 +153,41 @@ class WorkerEngine implements PageEngine {
     this.booting = undefined;
   }
 
+  /** Starts a worker and boots PostgreSQL in it, from scratch or rebuilding `restore`. */
+  private async startWorker(onProgress: Progress, restore?: Restore): Promise<void> {
+    const worker = new Worker(new URL('./worker.ts', import.meta.url), {
+      type: 'module',
+      name: 'postgres',
+    });
+    this.worker = worker;
+    worker.onmessage = (event: MessageEvent<WorkerReply>) => {
+      if (this.worker === worker) this.settle(event.data);
+    };
+    worker.onerror = (event) => {
+      event.preventDefault();
+      if (this.worker === worker) {
+        this.stop(`The engine crashed: ${event.message || 'the worker failed to load'}.`);
+      }
+    };
+    const loaded = await loadArtifacts(onProgress);
+    onProgress({ step: 'boot' });
+    const { bootMs } = (await this.request({
+      type: 'boot',
+      callId: this.nextCallId++,
+      artifacts: loaded,
+      ...(restore ? { restore } : {}),
+    })) as { bootMs: number };
+    performance.mark(restore ? 'seat-ledger:recovered' : 'seat-ledger:booted', {
+      detail: { bootMs },
+    });
+    onProgress({ step: 'ready' });
+  }
+
   private async boot(onProgress: Progress): Promise<void> {
     const booting = this.booting;
     try {
       // The worker's own script loads while the engine files download.
-      this.worker = new Worker(new URL('./worker.ts', import.meta.url), {
-        type: 'module',
-        name: 'postgres',
-      });
-      this.worker.onmessage = (event: MessageEvent<WorkerReply>) => this.settle(event.data);
-      this.worker.onerror = (event) => {
-        event.preventDefault();
-        this.stop(`The engine crashed: ${event.message || 'the worker failed to load'}.`);
-      };
-      const loaded = await loadArtifacts(onProgress);
-      onProgress({ step: 'boot' });
-      const { bootMs } = (await this.request({
-        type: 'boot',
-        callId: this.nextCallId++,
-        artifacts: loaded,
-      })) as { bootMs: number };
-      performance.mark('seat-ledger:booted', { detail: { bootMs } });
-      onProgress({ step: 'ready' });
+      await this.startWorker(onProgress);
     } catch (error) {
       this.worker?.terminate();
       this.worker = undefined;
@@ -165,11 +196,54 @@ class WorkerEngine implements PageEngine {
     }
   }
 
+  /**
+   * The watchdog: statement `seq` got no answer in `watchdogMs` while a parked transaction
+   * held locks, so PGlite is taken to be stuck in a lock wait. The worker is replaced by
+   * one that replays the journal from the same data directory, which rebuilds every
+   * session, transaction and parked XID, and is told never to send `seq` again: its
+   * session waits instead, visibly, with a Cancel. Calls the old worker had not finished
+   * go to the new one, in the order they were made.
+   */
+  private recover(seq: number): void {
+    this.stuck.add(seq);
+    this.running = null;
+    this.worker?.terminate();
+    this.worker = undefined;
+    const generation = this.generation;
+    const restore: Restore = { journal: this.journal, stuck: [...this.stuck] };
+    const recovering = (async () => {
+      await this.startWorker(() => {}, restore);
+      for (const [callId, call] of [...this.pending].sort(([a], [b]) => a - b)) {
+        if (!this.journaledIds.has(callId)) this.worker!.postMessage(call.request);
+      }
+    })();
+    this.recovering = recovering;
+    recovering.then(
+      () => {
+        if (this.recovering === recovering) this.recovering = undefined;
+      },
+      (error: unknown) => {
+        if (this.generation !== generation) return;
+        this.stop(
+          `The engine stopped answering and could not rebuild its sessions (${
+            error instanceof Error ? error.message : String(error)
+          }). Reset starts afresh.`,
+        );
+      },
+    );
+  }
+
   /** Ends the worker; everything still waiting on it fails with `reason`. */
   private stop(reason: string): void {
     this.worker?.terminate();
     this.worker = undefined;
     this.generation++;
+    this.journal = [];
+    this.journaledIds.clear();
+    this.stuck = new Set();
+    if (this.running) clearTimeout(this.running.timer);
+    this.running = null;
+    this.recovering = undefined;
     const waiting = [...this.pending.values()];
     this.pending.clear();
     for (const call of waiting) call.reject(new EngineGoneError(reason));
@@ -179,6 +253,7 @@ class WorkerEngine implements PageEngine {
   // are the contract (`WorkerRequest` is derived from `EngineApi`).
   private readonly call = (async (method: Method, ...args: unknown[]) => {
     await this.start();
+    await this.recovering;
     return this.request({ type: 'call', callId: this.nextCallId++, method, args } as WorkerRequest);
   }) as CallApi;
 
@@ -186,15 +261,35 @@ class WorkerEngine implements PageEngine {
     const worker = this.worker;
     if (!worker) return Promise.reject(new EngineGoneError('The engine is not running.'));
     return new Promise((resolve, reject) => {
-      this.pending.set(request.callId, { resolve, reject });
+      this.pending.set(request.callId, { request, resolve, reject });
       worker.postMessage(request);
     });
   }
 
   private settle(response: WorkerReply): void {
+    if (response.type === 'journal') {
+      this.journal.push(response.entry);
+      if (response.entry.tag !== undefined) this.journaledIds.add(response.entry.tag);
+      return;
+    }
+    if (response.type === 'statement') {
+      if (this.running) clearTimeout(this.running.timer);
+      this.running = null;
+      if (!response.done) {
+        const { seq } = response;
+        const timer = response.guarded
+          ? setTimeout(() => {
+              if (this.running?.seq === seq) this.recover(seq);
+            }, watchdogMs)
+          : undefined;
+        this.running = { seq, timer };
+      }
+      return;
+    }
     const call = this.pending.get(response.callId);
     if (!call) return;
     this.pending.delete(response.callId);
+    this.journaledIds.delete(response.callId);
     if (response.type === 'done') call.resolve(response.value);
     else call.reject(new Error(response.message));
   }

@@ -1,20 +1,24 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { makeBackend } from './backend';
-import { makeSessionLayer } from './sessions';
+import { makeSessionLayer, type LayerOptions } from './sessions';
 
 /**
  * The engine's operations over one PGlite instance: the session layer over its one
  * backend. The worker serves exactly these; Node tests call them in-thread. Errors from
  * PostgreSQL come back as data, not throws, so they cross the worker boundary intact.
  */
-export function makeEngineApi(db: PGlite) {
-  const layer = makeSessionLayer(makeBackend(db));
+export function makeEngineApi(db: PGlite, options: LayerOptions = {}) {
+  const layer = makeSessionLayer(makeBackend(db), options);
   return {
     openSession: layer.openSession,
     query: layer.query,
     closeSession: layer.closeSession,
     listSessions: layer.list,
     cancel: layer.cancel,
+    /** The calls above as data, journaled with the caller's tag (the worker's way in). */
+    invoke: layer.invoke,
+    /** Rebuilds the sessions of an engine the watchdog replaced (see client.ts). */
+    replay: layer.replay,
   };
 }
 

@@ -1,7 +1,8 @@
 import type { EngineApi } from './core';
+import type { JournalEntry } from './sessions';
 
-/** A method of the engine API that the worker serves. */
-export type Method = keyof EngineApi;
+/** A method of the engine API that the main thread calls. */
+export type Method = Exclude<keyof EngineApi, 'invoke' | 'replay'>;
 
 /** What the worker needs to boot, fetched and compiled once per page by the main thread. */
 export interface BootArtifacts {
@@ -13,14 +14,34 @@ export interface BootArtifacts {
   dataDir: Blob;
 }
 
+/** What a replacement worker rebuilds after the watchdog ended a stuck one. */
+export interface Restore {
+  /** Every call the stuck worker finished, in order. */
+  journal: JournalEntry[];
+  /** Reader statements (by number) that never came back: taken for lock waits. */
+  stuck: number[];
+}
+
 /** Main thread → worker. Every message has a `type` and a `callId`. */
 export type WorkerRequest =
-  | { type: 'boot'; callId: number; artifacts: BootArtifacts }
+  | { type: 'boot'; callId: number; artifacts: BootArtifacts; restore?: Restore }
   | {
       [M in Method]: { type: 'call'; callId: number; method: M; args: Parameters<EngineApi[M]> };
     }[Method];
 
-/** Worker → main thread: the answer to the request with the same `callId`. */
+/**
+ * Worker → main thread: the answer to the request with the same `callId`, or news the
+ * watchdog needs, tagged with the `callId` of the call it belongs to (0 for none).
+ */
 export type WorkerReply =
   | { type: 'done'; callId: number; value: unknown }
-  | { type: 'failed'; callId: number; message: string };
+  | { type: 'failed'; callId: number; message: string }
+  | { type: 'journal'; callId: number; entry: JournalEntry }
+  | {
+      type: 'statement';
+      callId: number;
+      seq: number;
+      sessionId: number;
+      guarded: boolean;
+      done: boolean;
+    };

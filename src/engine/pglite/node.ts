@@ -17,16 +17,7 @@ const dataDirPath = new URL('../../../public/engine/pgdata.tar.gz', import.meta.
 export async function createNodePgliteEngine(
   settings: Record<string, string> = {},
 ): Promise<Engine> {
-  const dataDir = await readFile(dataDirPath).catch(() => {
-    throw new Error('No prepared data directory: run `npm run datadir` first.');
-  });
-  const db = await PGlite.create({
-    loadDataDir: new Blob([dataDir]),
-    startParams: [
-      ...engineStartParams,
-      ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
-    ],
-  });
+  const db = await startNodePglite(settings);
   const api = makeEngineApi(db);
   const call = ((method: Method, ...args: unknown[]) =>
     (api[method] as (...a: unknown[]) => Promise<unknown>)(...args)) as CallApi;
@@ -38,4 +29,18 @@ export async function createNodePgliteEngine(
     },
     close: () => db.close(),
   };
+}
+
+/** A bare PGlite from the prepared data directory, as the worker starts it. */
+export async function startNodePglite(settings: Record<string, string> = {}): Promise<PGlite> {
+  const dataDir = await readFile(dataDirPath).catch(() => {
+    throw new Error('No prepared data directory: run `npm run datadir` first.');
+  });
+  return PGlite.create({
+    loadDataDir: new Blob([dataDir]),
+    startParams: [
+      ...engineStartParams,
+      ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
+    ],
+  });
 }

@@ -55,6 +55,8 @@ export interface SessionRecord {
   status: TransactionStatus;
   /** The session whose parked transaction this one waits for. */
   blockedBy: SessionRecord | null;
+  /** Its wait was found by the watchdog (PGlite stopped answering), not by a check. */
+  waitByWatchdog: boolean;
   /** idle_in_transaction_session_timeout and transaction_timeout in ms (0: off). */
   timeouts: { idleMs: number; transactionMs: number };
   /** Session-level settings, saved while another session's are loaded in the backend. */
@@ -67,6 +69,51 @@ export type QueryReply =
   | { ok: false; error: PgErrorFields; partial: QueryResult }
   /** What one backend cannot show truthfully; the reason names the limit. */
   | { ok: false; notExpressible: string };
+
+/** One call to the layer as its journal keeps it: enough to make it again, in order. */
+export type LayerCall =
+  | { method: 'openSession'; args: [options?: SessionOptions] }
+  | { method: 'query'; args: [id: number, sql: string, params?: unknown[]] }
+  | { method: 'closeSession'; args: [id: number] }
+  | { method: 'cancel'; args: [id: number] }
+  /** A timeout's timer fired. */
+  | { method: 'tick'; args: [] };
+
+/**
+ * A call that changed the layer's state, with the time it ran at and the caller's tag
+ * (the worker's callId). Replaying the journal on a fresh backend from the same data
+ * directory rebuilds every session, transaction and parked XID, because one backend fed
+ * the same statements in the same order answers the same (see `replay`).
+ */
+export interface JournalEntry {
+  call: LayerCall;
+  at: string;
+  tag?: number;
+}
+
+/** What the layer tells whoever watches it for hangs (the page's watchdog). */
+export interface LayerWatch {
+  /** A call finished: it belongs in the journal. */
+  journal(entry: JournalEntry): void;
+  /**
+   * A reader's statement, number `seq`, is about to go to the backend (`guarded`: a parked
+   * transaction holds locks, so it might wait), or it came back (`done`).
+   */
+  statement(event: { seq: number; sessionId: number; guarded: boolean; done: boolean }): void;
+}
+
+/** How the layer is set up; every part has a default. */
+export interface LayerOptions {
+  /** The wall clock, read once as each call starts. */
+  clock?: () => Date;
+  watch?: LayerWatch;
+  /**
+   * Statements (by `seq`) that an earlier backend never answered: the watchdog took them
+   * for lock waits that slipped past the checks. They are not sent again; their sessions
+   * wait instead, and try again when a parked transaction ends.
+   */
+  stuck?: ReadonlySet<number>;
+}
 
 /** A statement waiting for a parked transaction to end, and how to answer its caller. */
 interface Waiter {
@@ -92,6 +139,8 @@ export interface SessionInfo {
   parkedXid: string | null;
   /** True when that XID stands in for a snapshot (REPEATABLE READ, a cursor). */
   emulated: boolean;
+  /** True when its wait was found by the watchdog rather than by a check. */
+  watchdog: boolean;
 }
 
 /** The answer to opening a session: its ids, or the FATAL a server sends instead. */
@@ -155,13 +204,24 @@ const layerSettings = new Set(['sim.sessions', 'sim.signals']);
 /** Statements that do not take a snapshot in a REPEATABLE READ transaction. */
 const noSnapshot = /^\s*(begin|start|set|savepoint|release|show|reset)\b/i;
 
+/** Whether `sql` takes a snapshot: any of its statements but those above does. */
+const takesSnapshot = (sql: string) =>
+  splitStatements(sql).some((statement) => !noSnapshot.test(statement.sql));
+
 /** The answer for what the engine cannot show truthfully. */
 function notExpressible(reason: string): QueryReply {
   return { ok: false, notExpressible: reason };
 }
 
 /** The session layer over one backend; every call runs alone, in the order it came. */
-export function makeSessionLayer(backend: Backend, now: () => Date = () => new Date()) {
+export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
+  const { clock = () => new Date(), watch, stuck = new Set<number>() } = options;
+  /** The time of the call running now: one instant per call, so a replay can give it again. */
+  let callTime = clock();
+  const now = () => callTime;
+  /** Reader statements sent so far; the same calls replayed number them the same. */
+  let statementSeq = 0;
+  let replaying = false;
   const sessions = new Map<number, SessionRecord>();
   let nextId = 1;
   let resident: SessionRecord | null = null; // whose transaction is open in the backend
@@ -181,10 +241,22 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
   /** Sessions the server ended, with what their client reads next. */
   const ended = new Map<number, PgErrorFields>();
 
-  function serial<T>(fn: () => Promise<T>): Promise<T> {
+  /** What `serial` needs to journal a call: the call, its caller's tag, a replayed time. */
+  type Journaled = [call?: LayerCall, tag?: number, at?: Date];
+
+  /**
+   * Runs `fn` after every call before it. A call that changes state is journaled once it
+   * has run, with its time and `tag`; `at` replays a recorded time.
+   */
+  function serial<T>(fn: () => Promise<T>, call?: LayerCall, tag?: number, at?: Date): Promise<T> {
     const run = async () => {
-      await expire();
-      return fn();
+      callTime = at ?? clock();
+      try {
+        await expire();
+        return await fn();
+      } finally {
+        if (call && !replaying) watch?.journal({ call, at: callTime.toISOString(), tag });
+      }
     };
     const next = queue.then(run, run);
     queue = next.catch(() => {});
@@ -317,8 +389,9 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
       s.holding = { kind: 'resident', isolation, snapshotTaken: false };
       s.xactStart = s.queryStart;
     }
-    if (!noSnapshot.test(sql)) s.holding.snapshotTaken = true;
-    s.holding.portalSnapshot = extended && !noSnapshot.test(sql);
+    const snapshot = takesSnapshot(sql);
+    if (snapshot) s.holding.snapshotTaken = true;
+    s.holding.portalSnapshot = extended && snapshot;
     resident = s;
     setState(s, reply.status === 'E' ? 'idle in transaction (aborted)' : 'idle in transaction');
   }
@@ -385,8 +458,9 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
       } else next = Math.min(next, idleEnds, xactEnds);
     }
     clearTimeout(timer);
-    if (next !== Infinity) {
-      timer = setTimeout(() => void serial(async () => {}), Math.max(0, next - at) + 1);
+    if (next !== Infinity && !replaying) {
+      const tick: LayerCall = { method: 'tick', args: [] };
+      timer = setTimeout(() => void serial(async () => {}, tick), Math.max(0, next - at) + 1);
       (timer as { unref?: () => void }).unref?.();
     }
   }
@@ -432,6 +506,7 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
     r.blockedBy = null;
     r.waitEventType = null;
     r.waitEvent = null;
+    r.waitByWatchdog = false;
     if (resident === r) await setAside(r);
     if (r.holding.kind === 'released') r.holding = { kind: 'failed' };
     setState(r, r.holding.kind === 'failed' ? 'idle in transaction (aborted)' : 'idle');
@@ -521,6 +596,39 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
   }
 
   /**
+   * Sends a reader's statement, numbered for the watchdog. A number an earlier backend
+   * never answered is not sent again: the caller treats it as a wait.
+   */
+  async function runReader(
+    s: SessionRecord,
+    sql: string,
+    params?: unknown[],
+  ): Promise<BackendReply | 'stuck'> {
+    const seq = ++statementSeq;
+    if (stuck.has(seq)) return 'stuck';
+    if (replaying || !watch) return backend.run(sql, params);
+    // Only a lock held by a parked transaction can make PGlite's one backend wait.
+    const guarded = [...sessions.values()].some((r) => r.holding.kind === 'parked');
+    watch.statement({ seq, sessionId: s.id, guarded, done: false });
+    try {
+      return await backend.run(sql, params);
+    } finally {
+      watch.statement({ seq, sessionId: s.id, guarded, done: true });
+    }
+  }
+
+  /** The parked session most likely holding what `sql` waits for: one with row locks on a table it names. */
+  async function likelyHolder(sql: string): Promise<SessionRecord | null> {
+    const locks = await parkedRelationLocks();
+    return (
+      locks.find(
+        (l) =>
+          (l.mode === 'RowShareLock' || l.mode === 'RowExclusiveLock') && mentions(sql, l.relname),
+      )?.holder ?? null
+    );
+  }
+
+  /**
    * Decides whether `sql`, sent now by `s`, would wait on a parked transaction, asking
    * PostgreSQL: pg_locks for table locks, the xmax of the target rows for UPDATE and
    * DELETE, a NOWAIT probe for SELECT … FOR UPDATE/SHARE. A probe that succeeds has
@@ -533,7 +641,12 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
   ): Promise<
     | { verdict: 'free' }
     | { verdict: 'done'; reply: BackendReply }
-    | { verdict: 'waits'; holder: SessionRecord; event: 'relation' | 'transactionid' }
+    | {
+        verdict: 'waits';
+        holder: SessionRecord | null;
+        event: 'relation' | 'transactionid';
+        watchdog?: boolean;
+      }
     | { verdict: 'unknown'; holder: SessionRecord }
   > {
     if (![...sessions.values()].some((r) => r.holding.kind === 'parked'))
@@ -584,8 +697,8 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
     if (!savepoint && resident) await setAside(resident);
     if (savepoint) await backend.exec('SAVEPOINT seat_ledger_probe');
     else await loadSettings(s);
-    const reply = await backend.run(withNowait(sql), params);
-    const blocked = reply.error?.code === '55P03';
+    const reply = await runReader(s, withNowait(sql), params);
+    const blocked = reply === 'stuck' || reply.error?.code === '55P03';
     if (savepoint) {
       await backend.exec(
         blocked
@@ -593,7 +706,10 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
           : 'RELEASE SAVEPOINT seat_ledger_probe',
       );
     }
-    if (blocked) return { verdict: 'waits', holder: probe.holder, event: 'transactionid' };
+    if (blocked) {
+      const watchdog = reply === 'stuck';
+      return { verdict: 'waits', holder: probe.holder, event: 'transactionid', watchdog };
+    }
     // Outside a transaction the probe was the statement itself; inside one it ran in a
     // savepoint of the session's own transaction. Either way its answer stands.
     const sessionIdle = s.holding.kind === 'none';
@@ -656,20 +772,7 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
           'engine cannot check this kind of statement in advance (PGlite would hang on the wait)',
       );
     }
-    if (verdict.verdict === 'waits') {
-      if (await residentHasXid(s)) {
-        return notExpressible(
-          `this session would wait for ${verdict.holder.applicationName} (pid ` +
-            `${verdict.holder.pid}) while holding an XID of its own; to let that session ` +
-            'finish, the in-browser engine would have to park this one, and a parked ' +
-            'transaction cannot go on',
-        );
-      }
-      s.blockedBy = verdict.holder;
-      s.waitEventType = 'Lock';
-      s.waitEvent = verdict.event;
-      return { wait: new Promise((answer) => waiters.push({ s, sql, params, answer })) };
-    }
+    if (verdict.verdict === 'waits') return waitFor(s, sql, params, verdict);
     let reply: BackendReply;
     if (verdict.verdict === 'done') {
       reply = verdict.reply;
@@ -679,7 +782,12 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
       if (seesSessions) {
         await backend.exec("SELECT set_config('sim.sessions', $1, false)", [sessionsJson(s)]);
       }
-      reply = await backend.run(sql, params);
+      const sent = await runReader(s, sql, params);
+      if (sent === 'stuck') {
+        const holder = await likelyHolder(sql);
+        return waitFor(s, sql, params, { holder, event: 'transactionid', watchdog: true });
+      }
+      reply = sent;
       if (seesSessions) {
         await settle(s, reply, sql, params !== undefined);
         await carryOut(await takeSignals());
@@ -688,6 +796,30 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
     }
     await settle(s, reply, sql, params !== undefined);
     return toReply(reply);
+  }
+
+  /** Makes `s` wait for `holder` (any parked transaction when null) to end. */
+  async function waitFor(
+    s: SessionRecord,
+    sql: string,
+    params: unknown[] | undefined,
+    wait: { holder: SessionRecord | null; event: string; watchdog?: boolean },
+  ): Promise<QueryReply | { wait: Promise<QueryReply> }> {
+    if (await residentHasXid(s)) {
+      const whom = wait.holder
+        ? `${wait.holder.applicationName} (pid ${wait.holder.pid})`
+        : 'a parked transaction';
+      return notExpressible(
+        `this session would wait for ${whom} while holding an XID of its own; to let that ` +
+          'session finish, the in-browser engine would have to park this one, and a parked ' +
+          'transaction cannot go on',
+      );
+    }
+    s.blockedBy = wait.holder;
+    s.waitEventType = 'Lock';
+    s.waitEvent = wait.event;
+    s.waitByWatchdog = wait.watchdog === true;
+    return { wait: new Promise((answer) => waiters.push({ s, sql, params, answer })) };
   }
 
   function toReply(reply: BackendReply): QueryReply {
@@ -707,6 +839,7 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
       s.blockedBy = null;
       s.waitEventType = null;
       s.waitEvent = null;
+      s.waitByWatchdog = false;
       const outcome = await runQuery(s, sql, params);
       if ('wait' in outcome) outcome.wait.then(answer);
       else {
@@ -721,14 +854,13 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
     if (s.state === 'active') setState(s, s.xactStart ? 'idle in transaction' : 'idle');
   }
 
-  return {
-    /** Opens a session; nothing reaches the backend until it runs a statement. */
-    openSession({
-      applicationName = 'seat-ledger',
-      role = 'superuser',
-      database = 'postgres',
-    }: SessionOptions = {}): Promise<OpenReply> {
-      return serial(async () => {
+  /** Opens a session; nothing reaches the backend until it runs a statement. */
+  function openSession(
+    { applicationName = 'seat-ledger', role = 'superuser', database = 'postgres' }: SessionOptions,
+    journal: Journaled,
+  ): Promise<OpenReply> {
+    return serial(
+      async () => {
         if (database !== 'postgres') {
           return {
             ok: false as const,
@@ -759,6 +891,7 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
           holding: { kind: 'none' },
           status: 'I',
           blockedBy: null,
+          waitByWatchdog: false,
           timeouts: { idleMs: 0, transactionMs: 0 },
           settings: [
             ['application_name', applicationName],
@@ -767,12 +900,20 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
         };
         sessions.set(id, record);
         return { ok: true as const, id, pid: record.pid };
-      });
-    },
+      },
+      ...journal,
+    );
+  }
 
-    /** Runs `sql` for session `id`, switching the backend to it first. */
-    query(id: number, sql: string, params?: unknown[]): Promise<QueryReply> {
-      return serial(async (): Promise<QueryReply | { wait: Promise<QueryReply> }> => {
+  /** Runs `sql` for session `id`, switching the backend to it first. */
+  function query(
+    id: number,
+    sql: string,
+    params: unknown[] | undefined,
+    journal: Journaled,
+  ): Promise<QueryReply> {
+    return serial(
+      async (): Promise<QueryReply | { wait: Promise<QueryReply> }> => {
         const why = ended.get(id);
         if (why) {
           ended.set(id, {
@@ -789,22 +930,79 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
         const outcome = await runQuery(s, sql, params);
         if (!('wait' in outcome)) finishStatement(s);
         return outcome;
-      }).then((outcome) => ('wait' in outcome ? outcome.wait : outcome));
-    },
+      },
+      ...journal,
+    ).then((outcome) => ('wait' in outcome ? outcome.wait : outcome));
+  }
 
-    /** Ends the session as a disconnect would: its transaction rolls back, its state goes. */
-    closeSession(id: number): Promise<void> {
-      return serial(async () => {
+  /** Ends the session as a disconnect would: its transaction rolls back, its state goes. */
+  function closeSession(id: number, journal: Journaled): Promise<void> {
+    return serial(
+      async () => {
         if (ended.delete(id)) return;
         await end(get(id), { code: '08003', severity: 'ERROR', message: 'the session is closed' });
         ended.delete(id);
         await wakeWaiters();
-      });
-    },
+      },
+      ...journal,
+    );
+  }
 
+  /** Makes one journaled call, now (`at` undefined) or again at its recorded time. */
+  function dispatch(call: LayerCall, tag?: number, at?: Date): Promise<unknown> {
+    const journal: Journaled = [call, tag, at];
+    switch (call.method) {
+      case 'openSession':
+        return openSession(call.args[0] ?? {}, journal);
+      case 'query':
+        return query(call.args[0], call.args[1], call.args[2], journal);
+      case 'closeSession':
+        return closeSession(call.args[0], journal);
+      case 'cancel':
+        return serial(() => cancelWait(get(call.args[0])), ...journal);
+      case 'tick':
+        return serial(async () => {}, ...journal);
+    }
+  }
+
+  return {
+    openSession: (options: SessionOptions = {}): Promise<OpenReply> =>
+      dispatch({ method: 'openSession', args: [options] }) as Promise<OpenReply>,
+    query: (id: number, sql: string, params?: unknown[]): Promise<QueryReply> =>
+      dispatch({ method: 'query', args: [id, sql, params] }) as Promise<QueryReply>,
+    closeSession: (id: number): Promise<void> =>
+      dispatch({ method: 'closeSession', args: [id] }) as Promise<void>,
     /** Cancels session `id`'s waiting statement (the console's Cancel button). */
-    cancel(id: number): Promise<boolean> {
-      return serial(() => cancelWait(get(id)));
+    cancel: (id: number): Promise<boolean> =>
+      dispatch({ method: 'cancel', args: [id] }) as Promise<boolean>,
+    /** Any of the calls above as data, journaled with the caller's `tag`. */
+    invoke: (call: LayerCall, tag?: number): Promise<unknown> => dispatch(call, tag),
+
+    /**
+     * Makes a journal's calls again, in order and at their recorded times, with nothing
+     * journaled or watched. A replayed call that is still waiting at the end answers
+     * through `answer` with its tag when it completes, as the original would have.
+     */
+    async replay(
+      entries: JournalEntry[],
+      answer: (tag: number, value: unknown) => void,
+    ): Promise<void> {
+      replaying = true;
+      try {
+        for (const { call, at, tag } of entries) {
+          const done = dispatch(call, tag, new Date(at));
+          if (tag !== undefined)
+            done.then(
+              (value) => answer(tag, value),
+              () => {},
+            );
+        }
+        await serial(async () => {});
+      } finally {
+        replaying = false;
+      }
+      // Timers were not set while replaying; a tick sets them for what is still open.
+      void dispatch({ method: 'tick', args: [] });
     },
 
     /** What the UI shows of every session: state, wait, and the XID it holds if parked. */
@@ -823,6 +1021,7 @@ export function makeSessionLayer(backend: Backend, now: () => Date = () => new D
           blockedByPid: s.blockedBy?.pid ?? null,
           parkedXid: s.holding.kind === 'parked' ? s.holding.xid : null,
           emulated: s.holding.kind === 'parked' && s.holding.emulatedSnapshot,
+          watchdog: s.waitByWatchdog,
         })),
       );
     },

@@ -1,9 +1,11 @@
 /// <reference lib="webworker" />
 // The PGlite engine's Web Worker: one PostgreSQL backend, off the main thread, so a long
-// statement never freezes the page. It serves the calls of `makeEngineApi`.
+// statement never freezes the page. It serves the calls of `makeEngineApi`, journals
+// them for the main thread's watchdog, and rebuilds a stuck worker's sessions on boot.
 import { PGlite } from '@electric-sql/pglite';
 import { makeEngineApi, type EngineApi } from './core';
-import type { WorkerReply, WorkerRequest } from './messages';
+import type { Method, WorkerReply, WorkerRequest } from './messages';
+import type { LayerCall } from './sessions';
 import { engineStartParams } from './settings';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -13,6 +15,9 @@ declare const self: DedicatedWorkerGlobalScope;
 const unusedInitdbModule = new WebAssembly.Module(
   new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]),
 );
+
+/** The methods whose calls change sessions, so they are journaled. */
+const journaled = new Set<Method>(['openSession', 'query', 'closeSession', 'cancel']);
 
 let api: EngineApi | undefined;
 
@@ -27,10 +32,25 @@ async function handle(request: WorkerRequest): Promise<unknown> {
       loadDataDir: dataDir,
       startParams: engineStartParams,
     });
-    api = makeEngineApi(db);
+    api = makeEngineApi(db, {
+      stuck: new Set(request.restore?.stuck),
+      watch: {
+        journal: (entry) => post({ type: 'journal', callId: entry.tag ?? 0, entry }),
+        statement: (event) => post({ type: 'statement', callId: 0, ...event }),
+      },
+    });
+    if (request.restore) {
+      // Calls still waiting when the old worker stuck answer from here, under their ids.
+      await api.replay(request.restore.journal, (callId, value) =>
+        post({ type: 'done', callId, value }),
+      );
+    }
     return { bootMs: performance.now() - started };
   }
   if (!api) throw new Error('The engine has not started yet.');
+  if (journaled.has(request.method)) {
+    return api.invoke({ method: request.method, args: request.args } as LayerCall, request.callId);
+  }
   const method = api[request.method] as (...args: unknown[]) => Promise<unknown>;
   return method(...request.args);
 }
