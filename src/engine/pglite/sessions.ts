@@ -10,6 +10,7 @@
 // - a failed transaction is closed and recreated as failed at the next statement.
 import type { PgErrorFields, QueryResult, SessionOptions } from '../types';
 import { splitStatements } from '../split-statements';
+import { advisoryCalls, type AdvisoryCall } from './advisory';
 import type { Backend, BackendReply, TransactionStatus } from './backend';
 import { conflicts, mentions, statementNeeds, withNowait, type LockMode } from './waits';
 
@@ -229,6 +230,8 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
   let queue: Promise<unknown> = Promise.resolve();
   let parkSeq = 0;
   const waiters: Waiter[] = [];
+  /** Session-level advisory locks: which session holds each key, and how many times. */
+  const advisoryHeld = new Map<string, { holder: SessionRecord; count: number }>();
   let slots: Slots | undefined;
 
   async function readSlots(): Promise<Slots> {
@@ -296,7 +299,11 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
       // A lock stronger than a reader's (LOCK TABLE, an advisory lock) must be kept too.
       const [locks] = await backend.exec(
         `SELECT count(*) FROM pg_locks WHERE pid = pg_catalog.pg_backend_pid()
-            AND locktype IN ('relation', 'advisory', 'object') AND mode <> 'AccessShareLock'`,
+            AND locktype IN ('relation', 'advisory', 'object') AND mode <> 'AccessShareLock'
+            AND (locktype <> 'advisory' OR $1)`,
+        // Session-level advisory locks are the backend's, not this transaction's: while
+        // any are held, advisory locks in pg_locks say nothing about the resident.
+        [advisoryHeld.size === 0],
       );
       if (!holdsSnapshot && locks!.rows[0]![0] === '0') {
         await backend.exec('ROLLBACK');
@@ -481,6 +488,7 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
   /** Rolls back whatever transaction `r` has, wherever it is, and forgets the session. */
   async function end(r: SessionRecord, why: PgErrorFields): Promise<void> {
     sessions.delete(r.id);
+    noteAdvisory(r, [{ fn: 'unlock_all', key: '' }]);
     ended.set(r.id, why);
     if (r.holding.kind === 'parked') await backend.exec(`ROLLBACK PREPARED '${r.holding.gid}'`);
     if (resident === r) {
@@ -753,11 +761,31 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
           'backend, so other sessions would see this one’s temporary tables',
       );
     }
-    if (sessionAdvisoryLock.test(sql) && sessions.size > 1) {
+    const advisory = sessionAdvisoryLock.test(sql) ? advisoryCalls(sql) : [];
+    if (advisory === null) {
       return notExpressible(
-        'session-level advisory locks belong to the backend, and every session here shares ' +
-          'PGlite’s one backend, so they would not keep sessions apart ' +
-          '(transaction-level ones, pg_advisory_xact_lock, work)',
+        'session-level advisory locks belong to the backend, which every session here shares; ' +
+          'the in-browser engine keeps them apart only for exclusive locks with literal ' +
+          'number keys (transaction-level ones, pg_advisory_xact_lock, always work)',
+      );
+    }
+    const taken = advisory.find(
+      (c) =>
+        (c.fn === 'lock' || c.fn === 'try') &&
+        advisoryHeld.get(c.key)?.holder !== s &&
+        advisoryHeld.has(c.key),
+    );
+    if (taken) {
+      const holder = advisoryHeld.get(taken.key)!.holder;
+      const whose = `${holder.applicationName} (pid ${holder.pid})`;
+      return notExpressible(
+        taken.fn === 'try'
+          ? `${whose} holds advisory lock ${taken.key}, and PGlite’s one backend, which holds ` +
+              'it, would answer true where a server answers false'
+          : `this statement would wait, part-way through, for advisory lock ${taken.key} that ` +
+              `${whose} holds; to go on with it afterwards the in-browser engine would have to ` +
+              'set the half-run statement aside and continue it, and like a parked transaction ' +
+              'it cannot go on',
       );
     }
     // The resident's locks must be parked ones before the check can see them.
@@ -794,8 +822,23 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
         return toReply(reply);
       }
     }
+    if (!reply.error) noteAdvisory(s, advisory);
     await settle(s, reply, sql, params !== undefined);
     return toReply(reply);
+  }
+
+  /** Records the session-level advisory locks `s` took or gave back. */
+  function noteAdvisory(s: SessionRecord, calls: AdvisoryCall[]): void {
+    for (const { fn, key } of calls) {
+      const held = advisoryHeld.get(key);
+      if (fn === 'lock' || fn === 'try') {
+        advisoryHeld.set(key, { holder: s, count: (held?.count ?? 0) + 1 });
+      } else if (fn === 'unlock' && held?.holder === s) {
+        if (--held.count === 0) advisoryHeld.delete(key);
+      } else if (fn === 'unlock_all') {
+        for (const [k, h] of advisoryHeld) if (h.holder === s) advisoryHeld.delete(k);
+      }
+    }
   }
 
   /** Makes `s` wait for `holder` (any parked transaction when null) to end. */
