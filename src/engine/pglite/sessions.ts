@@ -58,6 +58,11 @@ export interface SessionRecord {
   blockedBy: SessionRecord | null;
   /** Its wait was found by the watchdog (PGlite stopped answering), not by a check. */
   waitByWatchdog: boolean;
+  /**
+   * While it waits: the xmin of the snapshot its statement took, which a server shows as
+   * backend_xmin for a waiting statement (read from PostgreSQL when the wait began).
+   */
+  waitXmin: string | null;
   /** idle_in_transaction_session_timeout and transaction_timeout in ms (0: off). */
   timeouts: { idleMs: number; transactionMs: number };
   /** Session-level settings, saved while another session's are loaded in the backend. */
@@ -200,7 +205,7 @@ const temporaryObject =
   /\bCREATE\s+(?:(?:GLOBAL|LOCAL)\s+)?(?:TEMP|TEMPORARY)\s+(?:TABLE|VIEW|SEQUENCE)\b|\bINTO\s+(?:TEMP|TEMPORARY)\b/i;
 
 /** Settings that belong to the layer's bookkeeping, never saved with a session. */
-const layerSettings = new Set(['sim.sessions', 'sim.signals']);
+const layerSettings = new Set(['sim.sessions', 'sim.signals', 'sim.pid']);
 
 /** Statements that do not take a snapshot in a REPEATABLE READ transaction. */
 const noSnapshot = /^\s*(begin|start|set|savepoint|release|show|reset)\b/i;
@@ -340,11 +345,10 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     // With no owner, the backend's settings are its defaults already (a fresh start, or
     // DISCARD ALL after the last owner closed).
     if (loaded) await backend.exec('RESET ALL');
-    if (s.settings.length > 0) {
-      await backend.exec('SELECT set_config(key, value, false) FROM jsonb_each_text($1)', [
-        Object.fromEntries(s.settings),
-      ]);
-    }
+    // sim.pid is what pg_backend_pid() answers (sim-schema.ts): always this session's.
+    await backend.exec('SELECT set_config(key, value, false) FROM jsonb_each_text($1)', [
+      { ...Object.fromEntries(s.settings), 'sim.pid': String(s.pid) },
+    ]);
     loaded = s;
   }
 
@@ -414,14 +418,16 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
         xact_start: r.xactStart?.toISOString() ?? null,
         query_start: r.queryStart?.toISOString() ?? null,
         state_change: r.stateChange.toISOString(),
-        wait_event_type: r.waitEventType,
-        wait_event: r.waitEvent,
+        // A server's idle backend waits for its client: Client/ClientRead.
+        wait_event_type: r.state.startsWith('idle') ? 'Client' : r.waitEventType,
+        wait_event: r.state.startsWith('idle') ? 'ClientRead' : r.waitEvent,
         state: r.state,
         query: r.query,
         gid: r.holding.kind === 'parked' ? r.holding.gid : null,
         emulated: r.holding.kind === 'parked' && r.holding.emulatedSnapshot,
         is_current: r === current,
         blocked_by: r.blockedBy?.pid ?? null,
+        snapshot_xmin: r.waitXmin,
       })),
     );
   }
@@ -515,6 +521,7 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     r.waitEventType = null;
     r.waitEvent = null;
     r.waitByWatchdog = false;
+    r.waitXmin = null;
     if (resident === r) await setAside(r);
     if (r.holding.kind === 'released') r.holding = { kind: 'failed' };
     setState(r, r.holding.kind === 'failed' ? 'idle in transaction (aborted)' : 'idle');
@@ -862,6 +869,10 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     s.waitEventType = 'Lock';
     s.waitEvent = wait.event;
     s.waitByWatchdog = wait.watchdog === true;
+    // The snapshot the waiting statement took: outside a transaction or in READ COMMITTED
+    // a fresh one, in REPEATABLE READ the transaction's (PortalStart takes it first).
+    const [xmin] = await backend.exec('SELECT pg_snapshot_xmin(pg_current_snapshot())::text');
+    s.waitXmin = xmin!.rows[0]![0] ?? null;
     return { wait: new Promise((answer) => waiters.push({ s, sql, params, answer })) };
   }
 
@@ -883,6 +894,7 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
       s.waitEventType = null;
       s.waitEvent = null;
       s.waitByWatchdog = false;
+      s.waitXmin = null;
       const outcome = await runQuery(s, sql, params);
       if ('wait' in outcome) outcome.wait.then(answer);
       else {
@@ -935,11 +947,9 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
           status: 'I',
           blockedBy: null,
           waitByWatchdog: false,
+          waitXmin: null,
           timeouts: { idleMs: 0, transactionMs: 0 },
-          settings: [
-            ['application_name', applicationName],
-            ['sim.pid', String(40000 + id)],
-          ],
+          settings: [['application_name', applicationName]],
         };
         sessions.set(id, record);
         return { ok: true as const, id, pid: record.pid };

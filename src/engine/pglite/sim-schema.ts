@@ -17,19 +17,20 @@ CREATE FUNCTION sim.sessions() RETURNS TABLE (
   pid integer, usename name, application_name text, backend_start timestamptz,
   xact_start timestamptz, query_start timestamptz, state_change timestamptz,
   wait_event_type text, wait_event text, state text, query text, gid text,
-  emulated boolean, is_current boolean, blocked_by integer)
+  emulated boolean, is_current boolean, blocked_by integer, snapshot_xmin text)
 LANGUAGE sql STABLE AS $$
   SELECT * FROM jsonb_to_recordset(
     coalesce(nullif(current_setting('sim.sessions', true), ''), '[]')::jsonb
   ) AS s(pid integer, usename name, application_name text, backend_start timestamptz,
          xact_start timestamptz, query_start timestamptz, state_change timestamptz,
          wait_event_type text, wait_event text, state text, query text, gid text,
-         emulated boolean, is_current boolean, blocked_by integer)
+         emulated boolean, is_current boolean, blocked_by integer, snapshot_xmin text)
 $$;
 
 -- The same columns as pg_catalog.pg_stat_activity in PostgreSQL 18. XIDs are real: a
 -- parked session's comes from pg_prepared_xacts; the querying session's from its own
--- transaction; a snapshot stand-in's (emulated) is shown as backend_xmin.
+-- transaction; a snapshot stand-in's (emulated) is shown as backend_xmin, and so is the
+-- snapshot a waiting statement took (read from PostgreSQL as its wait began).
 CREATE VIEW sim.pg_stat_activity AS
 SELECT d.oid AS datid, d.datname, s.pid, NULL::integer AS leader_pid, r.oid AS usesysid,
        s.usename, s.application_name, NULL::inet AS client_addr, NULL::text AS client_hostname,
@@ -38,7 +39,8 @@ SELECT d.oid AS datid, d.datname, s.pid, NULL::integer AS leader_pid, r.oid AS u
        CASE WHEN s.is_current THEN pg_current_xact_id_if_assigned()::text::xid
             WHEN NOT s.emulated THEN p.transaction END AS backend_xid,
        CASE WHEN s.is_current THEN pg_snapshot_xmin(pg_current_snapshot())::text::xid
-            WHEN s.emulated THEN p.transaction END AS backend_xmin,
+            WHEN s.emulated THEN p.transaction
+            ELSE s.snapshot_xmin::xid END AS backend_xmin,
        NULL::bigint AS query_id, s.query, 'client backend'::text AS backend_type
   FROM sim.sessions() s
   JOIN pg_database d ON d.datname = current_database()

@@ -28,6 +28,16 @@ describe('many sessions on one PGlite backend', () => {
   });
   afterEach(() => engine.close());
 
+  it('the article’s claim runs beside a parked claim and takes the next job', async () => {
+    const claim = `UPDATE jobs SET status = 'running'
+       WHERE id = (SELECT id FROM jobs WHERE status = 'queued' ORDER BY id
+                   FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING id`;
+    await a.query('BEGIN');
+    expect(await rows(a, claim)).toEqual([['1']]);
+    expect(await rows(b, `BEGIN; ${claim}`)).toEqual([['2']]);
+    expect(await rows(b, 'SELECT count(*) FROM pg_prepared_xacts')).toEqual([['1']]);
+  });
+
   it('two workers claiming with FOR UPDATE SKIP LOCKED get different jobs', async () => {
     const claim = 'SELECT id FROM jobs ORDER BY id LIMIT 2 FOR UPDATE SKIP LOCKED';
     await a.query('BEGIN');
@@ -130,6 +140,8 @@ describe('pg_stat_activity and signals for the simulated sessions', () => {
   it('each session sees its own synthetic pid', async () => {
     expect(await rows(reader, 'SELECT pg_backend_pid()')).toEqual([[String(reader.pid)]]);
     expect(await rows(worker, 'SELECT pg_backend_pid()')).toEqual([[String(worker.pid)]]);
+    // Again after the backend went back and forth between them.
+    expect(await rows(reader, 'SELECT pg_backend_pid()')).toEqual([[String(reader.pid)]]);
   });
 
   it('the article’s query finds the idle writer by backend_xid; backend_xmin IS NOT NULL misses it', async () => {
