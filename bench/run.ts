@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { chromiumPath } from '../tests/support/browser.ts';
 import { serveStatic } from '../tests/support/static-server.ts';
+import { benchCounterFrame } from './counter-frame.ts';
+import { benchCounterSim } from './counter-sim.ts';
 import { benchSessionLayer } from './session-layer.ts';
 
 const runs = Number(process.env.BENCH_RUNS ?? 5);
@@ -70,6 +72,7 @@ async function main(): Promise<void> {
   build(bin('node'), ['scripts/build-datadir.ts']);
   build(bin('astro'), ['build']);
   await benchSessionLayer();
+  await benchCounterSim();
   build(bin('vite'), ['build', '--config', 'bench/plain/vite.config.ts']);
   const site = await serveStatic(join(process.cwd(), 'dist'));
   const plain = await serveStatic(join(process.cwd(), 'bench/.out/plain'));
@@ -167,6 +170,9 @@ async function main(): Promise<void> {
     if (pid) console.log(`renderer-memory-mb: ${rendererMemoryMb(pid).toFixed(0)}`);
     else console.log('renderer-memory-mb: unavailable (no browser process handle)');
     await lab.context().close();
+
+    // (d) the counter picture animating a busy scene.
+    await benchCounterFrame(browser);
   } finally {
     await browser.close();
     await chrome.close();

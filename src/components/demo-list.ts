@@ -17,4 +17,12 @@ export const demos: readonly DemoInfo[] = [
       'notices and errors PostgreSQL sends back.',
     embedHeight: 640,
   },
+  {
+    id: 'counter',
+    title: 'The bank counter',
+    description:
+      'Workers and API processes on real PostgreSQL sessions: seats are connections, open ledger ' +
+      'pages are transactions, and the clerk (VACUUM) cannot file behind the oldest open page.',
+    embedHeight: 900,
+  },
 ];

@@ -3,7 +3,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSql, waitForEngine } from './console-driver';
-import { distDir, startSite } from './site';
+import { distDir, firstResizeMessage, startSite } from './site';
 
 /** Every page the build wrote, as a path under the site's base (`lab/`, `embed/console/`). */
 function builtPages(dir = distDir): string[] {
@@ -99,26 +99,7 @@ describe('the built site', () => {
   it('an embedded console tells its parent page its height', async () => {
     const page = await site.newPage();
     await page.goto(`${site.url}demos/`);
-    await page.evaluate((src) => {
-      const w = window as unknown as { resizes: unknown[] };
-      w.resizes = [];
-      window.addEventListener('message', (e) => w.resizes.push(e.data));
-      const frame = document.createElement('iframe');
-      frame.src = src;
-      frame.title = 'embedded console';
-      frame.style.width = '600px';
-      document.body.append(frame);
-    }, `${site.url}embed/console/`);
-    await page.waitForFunction(() =>
-      (window as unknown as { resizes: { type?: string }[] }).resizes.some(
-        (m) => m?.type === 'seat-ledger:resize',
-      ),
-    );
-    const message = await page.evaluate(() =>
-      (window as unknown as { resizes: { type?: string }[] }).resizes.find(
-        (m) => m?.type === 'seat-ledger:resize',
-      ),
-    );
+    const message = await firstResizeMessage(page, `${site.url}embed/console/`, 'console');
     expect(message).toMatchObject({ type: 'seat-ledger:resize', demo: 'console' });
     expect((message as { height: number }).height).toBeGreaterThan(100);
     await page.close();

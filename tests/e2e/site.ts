@@ -28,3 +28,26 @@ export async function startSite() {
     },
   };
 }
+
+/**
+ * Embeds `src` in an iframe on `page` and returns the first `seat-ledger:resize` message
+ * the embedded demo `demo` posts to it.
+ */
+export async function firstResizeMessage(page: Page, src: string, demo: string): Promise<unknown> {
+  await page.evaluate((url) => {
+    const w = window as unknown as { resizes: unknown[] };
+    w.resizes = [];
+    window.addEventListener('message', (e) => w.resizes.push(e.data));
+    const frame = document.createElement('iframe');
+    frame.src = url;
+    frame.title = 'embedded demo';
+    frame.style.width = '700px';
+    document.body.append(frame);
+  }, src);
+  const find = (name: string) =>
+    (window as unknown as { resizes: { type?: string; demo?: string }[] }).resizes.find(
+      (m) => m?.type === 'seat-ledger:resize' && m.demo === name,
+    );
+  await page.waitForFunction(find, demo, { timeout: 120_000 });
+  return page.evaluate(find, demo);
+}

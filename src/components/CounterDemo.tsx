@@ -1,0 +1,531 @@
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import {
+  EngineGoneError,
+  NotExpressibleError,
+  PgError,
+  type QueryResult,
+  type Session,
+} from '../engine/types';
+import { ticksOwed } from '../sim/clock';
+import { restoreCounterSim, startCounterSim, type CounterSim } from '../sim/counter-sim';
+import type { Observation } from '../sim/observe';
+import { horizonSql } from '../sim/queries';
+import type { CounterSettings, Shape } from '../sim/settings';
+import { describeChange } from '../viz/counter-describe';
+import type { CounterPicture } from '../viz/counter-picture';
+import { drawCounter } from '../viz/counter';
+import '../viz/counter.css';
+import { counterPicture } from './counter-picture-map';
+import { momentSearch, readCounterParams, type CounterParams } from './counter-params';
+import { DemoShell, type DemoContext } from './DemoShell';
+
+/** How often the picture asks the engine for pg_stat_activity and dead tuples. */
+const OBSERVE_MS = 400;
+/**
+ * Ticks run per animation frame at most. When the engine cannot keep up with the
+ * chosen speed, simulated time slows down rather than piling up work.
+ */
+const MAX_TICKS_PER_FRAME = 4;
+/** A screen reader hears what changed at most this often. */
+const ANNOUNCE_MS = 5000;
+const SPEEDS = [0.25, 0.5, 1, 2, 4, 8];
+
+/** The bank-counter demo (`counter`): workers and API processes on real sessions. */
+export function CounterDemo({ embed = false }: { embed?: boolean }) {
+  return (
+    <DemoShell demo="counter" embed={embed}>
+      {(context) => <CounterBody {...context} />}
+    </DemoShell>
+  );
+}
+
+export default CounterDemo;
+
+/** Output of one of the reader's buttons, straight from PostgreSQL. */
+type ReaderOutput = { title: string; result: QueryResult } | { title: string; error: string };
+
+function nextFrame(): Promise<void> {
+  return new Promise((resolve) => {
+    // A hidden tab gets no animation frames; time then moves in coarser steps.
+    if (document.hidden) setTimeout(resolve, 250);
+    else requestAnimationFrame(() => resolve());
+  });
+}
+
+function plainError(error: unknown): string {
+  if (error instanceof PgError) return `PostgreSQL said: ${error.message} (SQLSTATE ${error.code})`;
+  if (error instanceof NotExpressibleError) return `Not expressible here: ${error.message}`;
+  if (error instanceof EngineGoneError) return error.message;
+  return `Something went wrong in the demo: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+function clock(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
+function useReducedMotion(): boolean {
+  const [reduced, setReduced] = useState(
+    () =>
+      typeof matchMedia !== 'undefined' && matchMedia('(prefers-reduced-motion: reduce)').matches,
+  );
+  useEffect(() => {
+    if (typeof matchMedia === 'undefined') return;
+    const query = matchMedia('(prefers-reduced-motion: reduce)');
+    const onChange = () => setReduced(query.matches);
+    query.addEventListener('change', onChange);
+    return () => query.removeEventListener('change', onChange);
+  }, []);
+  return reduced;
+}
+
+function CounterBody({ engine, setRootData }: DemoContext) {
+  const ids = useId();
+  const [params] = useState<CounterParams>(() => readCounterParams(location.search));
+  const settingsRef = useRef<CounterSettings>(params.settings);
+  const momentRef = useRef(params.moment);
+  const [runKey, setRunKey] = useState(0);
+  const simRef = useRef<CounterSim | null>(null);
+  const stoppingRef = useRef<Promise<void>>(Promise.resolve());
+  const observationRef = useRef<Observation | null>(null);
+  const [phase, setPhase] = useState<'starting' | 'replaying' | 'running' | 'stopped'>('starting');
+  const [replay, setReplay] = useState<{ atMs: number; targetMs: number } | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [paused, setPaused] = useState(params.paused);
+  const [speed, setSpeed] = useState(params.settings.speed);
+  const [workers, setWorkers] = useState(params.settings.workers);
+  const [api, setApi] = useState(params.settings.api);
+  const [shape, setShape] = useState<Shape>(params.settings.shape);
+  const [connections, setConnections] = useState(params.settings.connections);
+  const [picture, setPicture] = useState<CounterPicture | null>(null);
+  const [simMs, setSimMs] = useState(0);
+  const [announcement, setAnnouncement] = useState('');
+  const [output, setOutput] = useState<ReaderOutput | null>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+  const [link, setLink] = useState<string | null>(null);
+  const readerRef = useRef<Promise<Session> | null>(null);
+  const readerPids = useRef(new Set<number>());
+  const svgRef = useRef<SVGSVGElement>(null);
+  const frameRef = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState(640);
+  const reducedMotion = useReducedMotion();
+  const announced = useRef<{ at: number; picture: CounterPicture | null }>({
+    at: 0,
+    picture: null,
+  });
+
+  const show = useCallback((sim: CounterSim) => {
+    const view = sim.view();
+    setSimMs(view.atMs);
+    const next = counterPicture(view, observationRef.current, readerPids.current);
+    if (next) setPicture(next);
+  }, []);
+
+  // Start (or restart, or come back to a moment), then drive the clock in real time.
+  useEffect(() => {
+    let cancelled = false;
+    observationRef.current = null;
+    const moment = momentRef.current;
+    momentRef.current = null;
+    void (async () => {
+      // The last run's sessions leave their seats before this run asks for any.
+      await stoppingRef.current;
+      if (cancelled) return;
+      let sim: CounterSim;
+      if (moment) {
+        setPhase('replaying');
+        sim = await restoreCounterSim(engine, moment, async (atMs, targetMs) => {
+          setReplay({ atMs, targetMs });
+          if (atMs % 1000 < 100) await nextFrame(); // let the progress bar draw
+        });
+        setReplay(null);
+      } else {
+        setPhase('starting');
+        sim = await startCounterSim(engine, settingsRef.current);
+        if (params.paused && runKey === 0) sim.pause();
+      }
+      if (cancelled) {
+        stoppingRef.current = sim.stop().catch(() => undefined);
+        return;
+      }
+      simRef.current = sim;
+      setPaused(sim.state.clock.paused);
+      setSpeed(sim.state.clock.speed);
+      observationRef.current = await sim.observe();
+      show(sim);
+      setPhase('running');
+      let last = performance.now();
+      let carry = 0;
+      let observedAt = last;
+      while (!cancelled) {
+        await nextFrame();
+        const now = performance.now();
+        const owed = ticksOwed(sim.state.clock, now - last, carry);
+        last = now;
+        const ticks = Math.min(owed.ticks, MAX_TICKS_PER_FRAME);
+        carry = ticks < owed.ticks ? 0 : owed.carryMs;
+        for (let i = 0; i < ticks && !cancelled; i++) await sim.step();
+        if (cancelled) break;
+        if (now - observedAt >= OBSERVE_MS && !sim.state.clock.paused) {
+          observationRef.current = await sim.observe();
+          observedAt = performance.now();
+        }
+        if (ticks > 0) show(sim);
+      }
+    })().catch((error: unknown) => {
+      if (cancelled) return;
+      setPhase('stopped');
+      setFailure(plainError(error));
+    });
+    return () => {
+      cancelled = true;
+      const sim = simRef.current;
+      simRef.current = null;
+      if (sim) stoppingRef.current = sim.stop().catch(() => undefined);
+    };
+  }, [engine, runKey, params.paused, show]);
+
+  // The picture: D3 draws into the svg React owns.
+  useEffect(() => {
+    if (picture && svgRef.current) {
+      drawCounter(svgRef.current, picture, { width, reducedMotion, idPrefix: `${ids}-counter` });
+    }
+  }, [picture, width, reducedMotion, ids]);
+
+  useEffect(() => {
+    const frame = frameRef.current;
+    if (!frame || typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(() => setWidth(Math.max(280, frame.clientWidth)));
+    observer.observe(frame);
+    return () => observer.disconnect();
+  }, []);
+
+  // What changed, in words, for a screen reader: throttled, and only when something did.
+  useEffect(() => {
+    if (!picture) return;
+    const now = performance.now();
+    if (now - announced.current.at < ANNOUNCE_MS) return;
+    const text = describeChange(announced.current.picture, picture);
+    announced.current = { at: now, picture };
+    if (text) setAnnouncement(text);
+  }, [picture]);
+
+  useEffect(() => {
+    setRootData({ 'sim-ms': String(simMs), phase });
+  }, [simMs, phase, setRootData]);
+
+  const reset = useCallback(() => {
+    settingsRef.current = { ...settingsRef.current, workers, api, shape, connections, speed };
+    setOutput(null);
+    setLink(null);
+    setFailure(null);
+    setRunKey((k) => k + 1);
+  }, [workers, api, shape, connections, speed]);
+
+  const restartWith = (change: Partial<CounterSettings>) => {
+    settingsRef.current = { ...settingsRef.current, workers, api, speed, ...change };
+    setFailure(null);
+    setRunKey((k) => k + 1);
+  };
+
+  const readerSession = (): Promise<Session> => {
+    readerRef.current ??= engine.openSession({ applicationName: 'you' }).then((session) => {
+      readerPids.current.add(session.pid);
+      return session;
+    });
+    readerRef.current.catch(() => (readerRef.current = null));
+    return readerRef.current;
+  };
+
+  const runReader = async (title: string, sql: string) => {
+    setBusy(title);
+    try {
+      const session = await readerSession();
+      setOutput({ title, result: await session.query(sql) });
+    } catch (error) {
+      if (error instanceof EngineGoneError) readerRef.current = null;
+      setOutput({ title, error: plainError(error) });
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const copyLink = async () => {
+    const sim = simRef.current;
+    if (!sim) return;
+    const url = `${location.origin}${location.pathname}${momentSearch(sim.checkpoint())}`;
+    setLink(url);
+    await navigator.clipboard?.writeText(url).catch(() => undefined);
+  };
+
+  const running = phase === 'running';
+  return (
+    <div className="counter-demo">
+      {params.problems.length > 0 ? (
+        <div className="counter-problems" role="note">
+          <p>Some settings in the address were not used:</p>
+          <ul>
+            {params.problems.map((p) => (
+              <li key={p}>{p}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      <div className="counter-controls" role="group" aria-label="Counter settings">
+        <label>
+          Workers{' '}
+          <input
+            type="number"
+            min={0}
+            max={40}
+            value={workers}
+            onChange={(e) => {
+              const n = Math.min(40, Math.max(0, Math.round(Number(e.target.value) || 0)));
+              setWorkers(n);
+              void simRef.current?.setWorkers(n);
+            }}
+          />
+        </label>
+        <label>
+          API processes{' '}
+          <input
+            type="number"
+            min={0}
+            max={4}
+            value={api}
+            onChange={(e) => {
+              const n = Math.min(4, Math.max(0, Math.round(Number(e.target.value) || 0)));
+              setApi(n);
+              void simRef.current?.setApi(n);
+            }}
+          />
+        </label>
+        <fieldset>
+          <legend>Worker shape</legend>
+          {(
+            [
+              ['hold', 'hold the transaction'],
+              ['claim-close', 'claim → close → work → record'],
+            ] as const
+          ).map(([value, label]) => (
+            <label key={value}>
+              <input
+                type="radio"
+                name={`${ids}-shape`}
+                value={value}
+                checked={shape === value}
+                onChange={() => {
+                  setShape(value);
+                  restartWith({ shape: value, connections });
+                }}
+              />{' '}
+              {label}
+            </label>
+          ))}
+        </fieldset>
+        <label>
+          Connections per worker{' '}
+          <select
+            value={connections}
+            onChange={(e) => {
+              const n = Number(e.target.value);
+              setConnections(n);
+              restartWith({ shape, connections: n });
+            }}
+          >
+            <option value={1}>1</option>
+            <option value={2}>2</option>
+            <option value={3}>3</option>
+          </select>
+        </label>
+        <label>
+          Speed{' '}
+          <select
+            value={speed}
+            onChange={(e) => {
+              const n = Number(e.target.value);
+              setSpeed(n);
+              simRef.current?.setSpeed(n);
+            }}
+          >
+            {SPEEDS.map((s) => (
+              <option key={s} value={s}>
+                {s}×
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <div className="counter-actions">
+        <button
+          type="button"
+          aria-pressed={paused}
+          disabled={!running}
+          onClick={() => {
+            const sim = simRef.current;
+            if (!sim) return;
+            if (paused) sim.resume();
+            else sim.pause();
+            setPaused(!paused);
+          }}
+        >
+          {paused ? 'Resume' : 'Pause'}
+        </button>
+        <button
+          type="button"
+          disabled={!running || !paused}
+          onClick={() => {
+            const sim = simRef.current;
+            if (!sim) return;
+            void (async () => {
+              await sim.step();
+              observationRef.current = await sim.observe();
+              show(sim);
+            })().catch((error: unknown) => setFailure(plainError(error)));
+          }}
+        >
+          Step
+        </button>
+        <button type="button" onClick={reset}>
+          Reset
+        </button>
+        <button
+          type="button"
+          disabled={!running || busy !== null}
+          onClick={() => void runReader('VACUUM (VERBOSE) events', 'VACUUM (VERBOSE) events')}
+        >
+          VACUUM (VERBOSE) now
+        </button>
+        <button
+          type="button"
+          disabled={!running || busy !== null}
+          onClick={() => void runReader('The pg_stat_activity query', horizonSql)}
+        >
+          Run the pg_stat_activity query
+        </button>
+        <button type="button" disabled={!running} onClick={() => void copyLink()}>
+          Copy link to this moment
+        </button>
+      </div>
+      {link ? (
+        <p className="counter-link">
+          <label>
+            Link to this moment (copied if your browser allowed it){' '}
+            <input type="text" readOnly value={link} onFocus={(e) => e.target.select()} />
+          </label>
+        </p>
+      ) : null}
+      <p className="counter-status" role="status">
+        {phase === 'replaying' && replay
+          ? `Replaying to ${clock(replay.targetMs)} at full speed…`
+          : phase === 'starting'
+            ? 'Seating the sessions…'
+            : phase === 'stopped'
+              ? 'Stopped.'
+              : `Simulated time ${clock(simMs)}${paused ? ' (paused)' : ''} · speed ${speed}×`}
+      </p>
+      {phase === 'replaying' && replay ? (
+        <progress aria-label="Replayed" max={replay.targetMs} value={replay.atMs} />
+      ) : null}
+      {failure ? (
+        <p className="counter-failure" role="alert">
+          {failure} Reset starts the counter again.
+        </p>
+      ) : null}
+      <div className="counter-layout">
+        <div className="counter-frame" ref={frameRef}>
+          {picture ? null : (
+            <p className="counter-waiting">The counter opens once PostgreSQL has answered…</p>
+          )}
+          <svg ref={svgRef} />
+        </div>
+        <div className="counter-output" role="region" aria-label="PostgreSQL output">
+          {busy ? <p>Running {busy}…</p> : null}
+          {output ? (
+            <ReaderOutputView output={output} />
+          ) : (
+            <p className="counter-hint">
+              VACUUM (VERBOSE) and the pg_stat_activity query run here, in a session of your own (
+              <code>you</code>), on the same PostgreSQL the workers use.
+            </p>
+          )}
+        </div>
+      </div>
+      <p className="visually-hidden" aria-live="polite">
+        {announcement}
+      </p>
+      <details className="counter-how">
+        <summary>How this works</summary>
+        <p>
+          Everything drawn as PostgreSQL&apos;s comes from PostgreSQL 18 running in this tab:
+          session states, XIDs, waits, dead tuples and VACUUM&apos;s report. Seats and the door are
+          modelled: PGlite has one backend, so the demo counts connection slots from the
+          engine&apos;s own <code>max_connections</code> and{' '}
+          <code>superuser_reserved_connections</code> and refuses with PostgreSQL 18&apos;s exact
+          FATAL text.
+        </p>
+        <p>
+          Sessions share the one backend by taking turns: a transaction that holds an XID is set
+          aside with <code>PREPARE TRANSACTION</code> and keeps its XID and row locks. A parked
+          transaction can only end, so a <em>hold</em> worker records its result by committing its
+          claim and at once writing the result in a short transaction; no other worker runs in
+          between. Time is simulated and moves at the chosen speed while the engine keeps up.
+        </p>
+      </details>
+    </div>
+  );
+}
+
+function ReaderOutputView({ output }: { output: ReaderOutput }) {
+  if ('error' in output) {
+    return (
+      <div role="alert">
+        <h3>{output.title}</h3>
+        <p>{output.error}</p>
+      </div>
+    );
+  }
+  const { result } = output;
+  return (
+    <div>
+      <h3>{output.title}</h3>
+      <p className="honesty">Output from PostgreSQL 18 running in your browser (PGlite)</p>
+      {result.results.map((r, i) =>
+        r.fields.length > 0 ? (
+          <div className="table-scroll" key={i}>
+            <table>
+              <thead>
+                <tr>
+                  {r.fields.map((f, j) => (
+                    <th key={j} scope="col">
+                      {f.name}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {r.rows.map((row, k) => (
+                  <tr key={k}>
+                    {row.map((cell, j) => (
+                      <td key={j}>{cell ?? 'NULL'}</td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <p>
+              ({r.rows.length} {r.rows.length === 1 ? 'row' : 'rows'})
+            </p>
+          </div>
+        ) : (
+          <p key={i}>{r.command}</p>
+        ),
+      )}
+      {result.notices.length > 0 ? (
+        <pre className="counter-notices">
+          {result.notices.map((n) => `${n.severity}:  ${n.message}`).join('\n')}
+        </pre>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,179 @@
+// The counter demo in Chromium: 30 hold workers fill the seats until PostgreSQL's
+// reserved-slots FATAL turns sessions away at the door; VACUUM run from the page cannot
+// remove what died behind a held claim, and can once workers claim, close and record.
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { firstResizeMessage, startSite } from './site';
+
+const RESERVED = 'remaining connection slots are reserved for roles with the SUPERUSER attribute';
+
+async function waitForCounter(page: Page): Promise<void> {
+  await page
+    .locator('[data-demo="counter"][data-engine="ready"][data-phase="running"]')
+    .waitFor({ timeout: 120_000 });
+}
+
+/** The picture's own summary (its aria-label), once it says `text`. */
+async function pictureSays(page: Page, text: string | RegExp): Promise<string> {
+  await page.waitForFunction(
+    ([source, flags]) =>
+      new RegExp(source, flags).test(
+        document.querySelector('.counter-frame svg')?.getAttribute('aria-label') ?? '',
+      ),
+    typeof text === 'string'
+      ? [text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), '']
+      : [text.source, text.flags],
+    { timeout: 60_000 },
+  );
+  return (await page.locator('.counter-frame svg').getAttribute('aria-label')) ?? '';
+}
+
+/** The `tuples:` line of the events table in the output of the page's VACUUM button. */
+async function vacuumTuples(page: Page, press: () => Promise<void>): Promise<string> {
+  const output = page.getByRole('region', { name: 'PostgreSQL output' });
+  await press();
+  await output.getByText('vacuuming "postgres.public.events"').waitFor({ timeout: 30_000 });
+  const text = await output.innerText();
+  return /tuples: .*/.exec(text)![0];
+}
+
+/** Simulated seconds shown, read from the demo root. */
+async function simSeconds(page: Page): Promise<number> {
+  return Number(await page.locator('[data-demo="counter"]').getAttribute('data-sim-ms')) / 1000;
+}
+
+async function waitSimSeconds(page: Page, seconds: number): Promise<void> {
+  const start = await simSeconds(page);
+  await page.waitForFunction(
+    (until) =>
+      Number(document.querySelector('[data-demo="counter"]')?.getAttribute('data-sim-ms')) >=
+      until * 1000,
+    start + seconds,
+    { timeout: 120_000 },
+  );
+}
+
+describe('the counter demo', () => {
+  let site: Awaited<ReturnType<typeof startSite>>;
+
+  beforeAll(async () => {
+    site = await startSite();
+  });
+  afterAll(() => site?.close());
+
+  it('30 hold workers fill the seats, are refused at the door, and pin VACUUM; claim → close frees it', async () => {
+    const page = await site.newPage();
+    await page.goto(`${site.url}embed/counter/?workers=30&shape=hold&connections=3&api=2`);
+    await waitForCounter(page);
+    const summary = await pictureSays(page, /9[0-9] of 100 seats taken/);
+    expect(summary).toContain('3 reserved for superusers');
+    await page.getByText(RESERVED).first().waitFor({ timeout: 60_000 });
+
+    await pictureSays(page, /ledger pages? open/);
+    await waitSimSeconds(page, 3);
+    const held = await vacuumTuples(page, () =>
+      page.getByRole('button', { name: 'VACUUM (VERBOSE) now' }).click(),
+    );
+    expect(held).toMatch(
+      /tuples: \d+ removed, \d+ remain, [1-9]\d* are dead but not yet removable/,
+    );
+
+    await page.getByRole('radio', { name: /claim → close/ }).check();
+    await waitForCounter(page);
+    await waitSimSeconds(page, 3);
+    const freed = await vacuumTuples(page, () =>
+      page.getByRole('button', { name: 'VACUUM (VERBOSE) now' }).click(),
+    );
+    expect(freed).toMatch(/tuples: [1-9]\d* removed, \d+ remain, 0 are dead but not yet removable/);
+    await page.close();
+  });
+
+  it('runs from the keyboard alone, with focus visible', async () => {
+    const page = await site.newPage();
+    await page.goto(`${site.url}embed/counter/?workers=3&shape=hold`);
+    await waitForCounter(page);
+    // Tab to the VACUUM button and press it with Enter.
+    const vacuum = page.getByRole('button', { name: 'VACUUM (VERBOSE) now' });
+    for (let i = 0; i < 30; i++) {
+      await page.keyboard.press('Tab');
+      if (await vacuum.evaluate((el) => el === document.activeElement)) break;
+    }
+    expect(await vacuum.evaluate((el) => el === document.activeElement)).toBe(true);
+    const outline = await vacuum.evaluate((el) => getComputedStyle(el).outlineStyle);
+    expect(outline).not.toBe('none');
+    await waitSimSeconds(page, 2);
+    expect(await vacuumTuples(page, () => page.keyboard.press('Enter'))).toMatch(
+      /are dead but not yet removable/,
+    );
+    // Shift+Tab back to the shape radios; the arrow key switches the shape.
+    const hold = page.getByRole('radio', { name: /hold the transaction/ });
+    for (let i = 0; i < 30; i++) {
+      await page.keyboard.press('Shift+Tab');
+      if (await hold.evaluate((el) => el === document.activeElement)) break;
+    }
+    expect(await hold.evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.press('ArrowRight');
+    expect(await page.getByRole('radio', { name: /claim → close/ }).isChecked()).toBe(true);
+    await waitForCounter(page);
+    await page.keyboard.press('Tab');
+    await page.close();
+  });
+
+  it('has no axe violations and fits a 360 px phone', async () => {
+    for (const path of ['embed/counter/?workers=5', 'lab/counter/']) {
+      const page = await site.newPage({ width: 360, height: 740 });
+      await page.goto(`${site.url}${path}`);
+      await waitForCounter(page);
+      await pictureSays(page, /seats taken/);
+      const { violations } = await new AxeBuilder({ page }).analyze();
+      expect(violations.map((v) => `${path}: ${v.id} (${v.nodes.length}) ${v.help}`)).toEqual([]);
+      const overflow = await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
+      expect({ path, overflow }).toEqual({ path, overflow: 0 });
+      await page.close();
+    }
+  });
+
+  it('reports a broken parameter in words and starts with the defaults', async () => {
+    const page = await site.newPage();
+    await page.goto(`${site.url}embed/counter/?workers=lots&colour=red`);
+    await waitForCounter(page);
+    const note = await page.getByRole('note').innerText();
+    expect(note).toContain('workers must be a number, not "lots"');
+    expect(note).toContain('unknown parameter colour ignored');
+    await page.close();
+  });
+
+  it('tells a parent page that embeds it its height', async () => {
+    const page = await site.newPage();
+    await page.goto(`${site.url}demos/`);
+    const message = await firstResizeMessage(
+      page,
+      `${site.url}embed/counter/?workers=2`,
+      'counter',
+    );
+    expect(message).toMatchObject({ type: 'seat-ledger:resize', demo: 'counter' });
+    await page.close();
+  });
+
+  it('a link to this moment comes back to the same simulated time', async () => {
+    const page = await site.newPage();
+    await page.goto(`${site.url}embed/counter/?workers=4&shape=hold`);
+    await waitForCounter(page);
+    await waitSimSeconds(page, 2);
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByRole('button', { name: 'Copy link to this moment' }).click();
+    const link = await page.getByRole('textbox', { name: /Link to this moment/ }).inputValue();
+    const at = await simSeconds(page);
+    expect(link).toContain('?moment=');
+    const again = await site.newPage();
+    await again.goto(link);
+    await waitForCounter(again);
+    expect(await simSeconds(again)).toBe(at);
+    expect(await again.getByRole('button', { name: 'Resume' }).isVisible()).toBe(true);
+    await again.close();
+    await page.close();
+  });
+});

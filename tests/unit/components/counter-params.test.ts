@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { momentSearch, readCounterParams } from '../../../src/components/counter-params';
+import type { Checkpoint } from '../../../src/sim/counter-sim';
+import { defaultSettings } from '../../../src/sim/settings';
+
+describe('readCounterParams', () => {
+  it('reads the knobs a teacher puts in an embed URL', () => {
+    const { settings, paused, moment, problems } = readCounterParams(
+      '?workers=30&api=2&shape=claim-close&connections=3&speed=2&seed=7&paused=1',
+    );
+    expect(settings).toMatchObject({
+      workers: 30,
+      api: 2,
+      shape: 'claim-close',
+      connections: 3,
+      speed: 2,
+      seed: 7,
+    });
+    expect({ paused, moment, problems }).toEqual({ paused: true, moment: null, problems: [] });
+  });
+
+  it('names each bad or unknown parameter in words and keeps the defaults', () => {
+    const { settings, paused, problems } = readCounterParams(
+      '?workers=lots&shape=sideways&speed=100&colour=red&paused=maybe',
+    );
+    expect(settings.workers).toBe(defaultSettings.workers);
+    expect(settings.shape).toBe('hold');
+    expect(settings.speed).toBe(8);
+    expect(paused).toBe(false);
+    expect(problems).toEqual([
+      'unknown parameter colour ignored',
+      'paused must be 1 or 0, not "maybe"; not paused',
+      'workers must be a number, not "lots"; using 4',
+      'shape must be hold or claim-close, not "sideways"; using hold',
+      'speed 100 is outside 0.25–8; using 8',
+    ]);
+  });
+
+  it('brings back a moment from its link, with its script checked and clamped', () => {
+    const checkpoint: Checkpoint = {
+      version: 1,
+      settings: { ...defaultSettings, workers: 6 },
+      script: [
+        { atMs: 1000, command: { kind: 'workers', count: 500 } },
+        { atMs: 2000, command: { kind: 'kill-worker', worker: 'worker-03' } },
+      ],
+      atMs: 4200,
+      speed: 2,
+      paused: true,
+    };
+    const read = readCounterParams(momentSearch(checkpoint));
+    expect(read.problems).toEqual([]);
+    expect(read.moment).toEqual({
+      ...checkpoint,
+      script: [
+        { atMs: 1000, command: { kind: 'workers', count: 40 } },
+        { atMs: 2000, command: { kind: 'kill-worker', worker: 'worker-03' } },
+      ],
+    });
+    expect(read.paused).toBe(true);
+  });
+
+  it('starts afresh, saying so, when the moment cannot be read', () => {
+    const read = readCounterParams('?moment=not-a-moment');
+    expect(read.moment).toBeNull();
+    expect(read.problems).toEqual([
+      'the link’s moment could not be read, so the counter starts afresh',
+    ]);
+  });
+});
