@@ -244,8 +244,8 @@ async function buildPage(dir: string): Promise<void> {
 }
 
 /**
- * Prints `counter-frame-p95-ms` (gaps between animation frames), `counter-draw-p95-ms`
- * (drawCounter alone), `counter-frame-cpu-ms` (renderer main-thread CPU time per frame),
+ * Prints `counter-churn-frame-p95-ms` (gaps between animation frames), `counter-churn-draw-p95-ms`
+ * (drawCounter alone), `counter-churn-frame-cpu-ms` (renderer main-thread CPU time per frame),
  * each also at a 360 px phone width with the suffix `-phone`.
  */
 export async function benchCounterFrame(
@@ -287,11 +287,11 @@ export async function benchCounterFrame(
       await context.close();
       const perFrame = (s: number) => ((s * 1000) / (frames.length + 1)).toFixed(1);
       console.log(
-        `counter-frame-p95-ms${suffix}: ${p95(frames).toFixed(1)}  (per frame ${churn} leave, ${churn} ask, ${changes} change state; frames: ${frames.length}, max ${Math.max(...frames).toFixed(1)}, svg nodes: ${nodes})`,
+        `counter-churn-frame-p95-ms${suffix}: ${p95(frames).toFixed(1)}  (per frame ${churn} leave, ${churn} ask, ${changes} change state; frames: ${frames.length}, max ${Math.max(...frames).toFixed(1)}, svg nodes: ${nodes})`,
       );
-      console.log(`counter-draw-p95-ms${suffix}: ${p95(draws).toFixed(2)}`);
+      console.log(`counter-churn-draw-p95-ms${suffix}: ${p95(draws).toFixed(2)}`);
       console.log(
-        `counter-frame-cpu-ms${suffix}: ${perFrame(after.main - before.main)}  (renderer process, all threads: ${perFrame(after.renderer - before.renderer)})`,
+        `counter-churn-frame-cpu-ms${suffix}: ${perFrame(after.main - before.main)}  (renderer process, all threads: ${perFrame(after.renderer - before.renderer)})`,
       );
     }
   } finally {

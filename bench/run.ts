@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { chromiumPath } from '../tests/support/browser.ts';
 import { serveStatic } from '../tests/support/static-server.ts';
+import { benchCounterDemo } from './counter-demo.ts';
 import { benchCounterFrame } from './counter-frame.ts';
 import { benchCounterSim } from './counter-sim.ts';
 import { benchSessionLayer } from './session-layer.ts';
@@ -171,7 +172,9 @@ async function main(): Promise<void> {
     else console.log('renderer-memory-mb: unavailable (no browser process handle)');
     await lab.context().close();
 
-    // (d) the counter picture animating a busy scene.
+    // (d) the counter demo as a reader sees it, then its picture under a synthetic churn
+    // (sessions coming, going and changing state on every frame).
+    await benchCounterDemo(browser, site.url);
     await benchCounterFrame(browser);
   } finally {
     await browser.close();

@@ -8,8 +8,11 @@ import {
 } from '../engine/types';
 import { ticksOwed } from '../sim/clock';
 import { restoreCounterSim, startCounterSim, type CounterSim } from '../sim/counter-sim';
+import type { SimEvent } from '../sim/events';
 import type { Observation } from '../sim/observe';
 import { horizonSql } from '../sim/queries';
+import { workerName } from '../sim/worker';
+import { eventSentence } from './counter-events';
 import type { CounterSettings, Shape } from '../sim/settings';
 import { describeChange } from '../viz/counter-describe';
 import type { CounterPicture } from '../viz/counter-picture';
@@ -26,6 +29,8 @@ const OBSERVE_MS = 400;
  * chosen speed, simulated time slows down rather than piling up work.
  */
 const MAX_TICKS_PER_FRAME = 4;
+/** The picture is redrawn at most this often while time moves. */
+const SHOW_MS = 200;
 /** A screen reader hears what changed at most this often. */
 const ANNOUNCE_MS = 5000;
 const SPEEDS = [0.25, 0.5, 1, 2, 4, 8];
@@ -97,6 +102,14 @@ function CounterBody({ engine, setRootData }: DemoContext) {
   const [api, setApi] = useState(params.settings.api);
   const [shape, setShape] = useState<Shape>(params.settings.shape);
   const [connections, setConnections] = useState(params.settings.connections);
+  const [uploadRate, setUploadRate] = useState(params.settings.uploadRate);
+  const [pool, setPool] = useState({
+    poolSize: params.settings.poolSize,
+    maxOverflow: params.settings.maxOverflow,
+    poolPrePing: params.settings.poolPrePing,
+  });
+  const [victim, setVictim] = useState(workerName(1));
+  const [happenings, setHappenings] = useState<string[]>([]);
   const [picture, setPicture] = useState<CounterPicture | null>(null);
   const [simMs, setSimMs] = useState(0);
   const [announcement, setAnnouncement] = useState('');
@@ -127,6 +140,10 @@ function CounterBody({ engine, setRootData }: DemoContext) {
     observationRef.current = null;
     const moment = momentRef.current;
     momentRef.current = null;
+    const onEvent = (event: SimEvent) => {
+      const sentence = eventSentence(event);
+      if (sentence && !cancelled) setHappenings((list) => [sentence, ...list].slice(0, 6));
+    };
     void (async () => {
       // The last run's sessions leave their seats before this run asks for any.
       await stoppingRef.current;
@@ -134,14 +151,19 @@ function CounterBody({ engine, setRootData }: DemoContext) {
       let sim: CounterSim;
       if (moment) {
         setPhase('replaying');
-        sim = await restoreCounterSim(engine, moment, async (atMs, targetMs) => {
-          setReplay({ atMs, targetMs });
-          if (atMs % 1000 < 100) await nextFrame(); // let the progress bar draw
-        });
+        sim = await restoreCounterSim(
+          engine,
+          moment,
+          async (atMs, targetMs) => {
+            setReplay({ atMs, targetMs });
+            if (atMs % 1000 < 100) await nextFrame(); // let the progress bar draw
+          },
+          { onEvent },
+        );
         setReplay(null);
       } else {
         setPhase('starting');
-        sim = await startCounterSim(engine, settingsRef.current);
+        sim = await startCounterSim(engine, settingsRef.current, { onEvent });
         if (params.paused && runKey === 0) sim.pause();
       }
       if (cancelled) {
@@ -157,6 +179,7 @@ function CounterBody({ engine, setRootData }: DemoContext) {
       let last = performance.now();
       let carry = 0;
       let observedAt = last;
+      let shownAt = last;
       while (!cancelled) {
         await nextFrame();
         const now = performance.now();
@@ -164,13 +187,18 @@ function CounterBody({ engine, setRootData }: DemoContext) {
         last = now;
         const ticks = Math.min(owed.ticks, MAX_TICKS_PER_FRAME);
         carry = ticks < owed.ticks ? 0 : owed.carryMs;
-        for (let i = 0; i < ticks && !cancelled; i++) await sim.step();
+        for (let i = 0; i < ticks && !cancelled && !sim.state.clock.paused; i++) await sim.step();
         if (cancelled) break;
         if (now - observedAt >= OBSERVE_MS && !sim.state.clock.paused) {
           observationRef.current = await sim.observe();
           observedAt = performance.now();
         }
-        if (ticks > 0) show(sim);
+        // Ledger pages age with every tick, but five redraws a second show that well and
+        // leave the frames between them to the browser.
+        if (ticks > 0 && now - shownAt >= SHOW_MS) {
+          show(sim);
+          shownAt = now;
+        }
       }
     })().catch((error: unknown) => {
       if (cancelled) return;
@@ -215,15 +243,35 @@ function CounterBody({ engine, setRootData }: DemoContext) {
   }, [simMs, phase, setRootData]);
 
   const reset = useCallback(() => {
-    settingsRef.current = { ...settingsRef.current, workers, api, shape, connections, speed };
+    settingsRef.current = {
+      ...settingsRef.current,
+      ...pool,
+      workers,
+      api,
+      shape,
+      connections,
+      speed,
+      uploadRate,
+    };
     setOutput(null);
     setLink(null);
     setFailure(null);
+    setHappenings([]);
     setRunKey((k) => k + 1);
-  }, [workers, api, shape, connections, speed]);
+  }, [workers, api, shape, connections, speed, uploadRate, pool]);
 
   const restartWith = (change: Partial<CounterSettings>) => {
-    settingsRef.current = { ...settingsRef.current, workers, api, speed, ...change };
+    settingsRef.current = {
+      ...settingsRef.current,
+      ...pool,
+      workers,
+      api,
+      shape,
+      connections,
+      speed,
+      uploadRate,
+      ...change,
+    };
     setFailure(null);
     setRunKey((k) => k + 1);
   };
@@ -339,6 +387,67 @@ function CounterBody({ engine, setRootData }: DemoContext) {
           </select>
         </label>
         <label>
+          Uploads per second{' '}
+          <input
+            type="number"
+            min={0}
+            max={50}
+            step={0.5}
+            value={uploadRate}
+            onChange={(e) => {
+              const n = Math.min(50, Math.max(0, Number(e.target.value) || 0));
+              setUploadRate(n);
+              void simRef.current?.setUploadRate(n);
+            }}
+          />
+        </label>
+        <fieldset>
+          <legend>Each API process&apos;s pool (restarts the counter)</legend>
+          <label>
+            pool_size{' '}
+            <input
+              type="number"
+              min={1}
+              max={50}
+              value={pool.poolSize}
+              onChange={(e) => {
+                const poolSize = Math.min(50, Math.max(1, Math.round(Number(e.target.value) || 1)));
+                setPool((p) => ({ ...p, poolSize }));
+                restartWith({ poolSize });
+              }}
+            />
+          </label>
+          <label>
+            max_overflow{' '}
+            <input
+              type="number"
+              min={0}
+              max={50}
+              value={pool.maxOverflow}
+              onChange={(e) => {
+                const maxOverflow = Math.min(
+                  50,
+                  Math.max(0, Math.round(Number(e.target.value) || 0)),
+                );
+                setPool((p) => ({ ...p, maxOverflow }));
+                restartWith({ maxOverflow });
+              }}
+            />
+          </label>
+          <label>
+            <input
+              type="checkbox"
+              checked={pool.poolPrePing}
+              onChange={(e) => {
+                const poolPrePing = e.target.checked;
+                setPool((p) => ({ ...p, poolPrePing }));
+                restartWith({ poolPrePing });
+              }}
+            />{' '}
+            pool_pre_ping
+          </label>
+        </fieldset>
+        <label>
           Speed{' '}
           <select
             value={speed}
@@ -365,7 +474,17 @@ function CounterBody({ engine, setRootData }: DemoContext) {
             const sim = simRef.current;
             if (!sim) return;
             if (paused) sim.resume();
-            else sim.pause();
+            else {
+              sim.pause();
+              // Show the moment it stopped at, once a tick under way has finished.
+              void sim
+                .observe()
+                .then((observation) => {
+                  observationRef.current = observation;
+                  show(sim);
+                })
+                .catch((error: unknown) => setFailure(plainError(error)));
+            }
             setPaused(!paused);
           }}
         >
@@ -389,6 +508,32 @@ function CounterBody({ engine, setRootData }: DemoContext) {
         <button type="button" onClick={reset}>
           Reset
         </button>
+        <span className="counter-kill">
+          <label>
+            Worker to kill{' '}
+            <select value={victim} onChange={(e) => setVictim(e.target.value)}>
+              {Array.from({ length: Math.max(workers, 1) }, (_, i) => {
+                const name = workerName(i + 1);
+                return (
+                  <option key={name} value={name}>
+                    {name}
+                  </option>
+                );
+              })}
+            </select>
+          </label>{' '}
+          <button
+            type="button"
+            disabled={!running || workers === 0}
+            onClick={() => {
+              void simRef.current
+                ?.killWorker(victim)
+                .catch((error: unknown) => setFailure(plainError(error)));
+            }}
+          >
+            Kill it mid-job
+          </button>
+        </span>
         <button
           type="button"
           disabled={!running || busy !== null}
@@ -451,6 +596,16 @@ function CounterBody({ engine, setRootData }: DemoContext) {
           )}
         </div>
       </div>
+      {happenings.length > 0 ? (
+        <div className="counter-happenings">
+          <h3>What just happened</h3>
+          <ul>
+            {happenings.map((h, i) => (
+              <li key={`${i}-${h}`}>{h}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
       <p className="visually-hidden" aria-live="polite">
         {announcement}
       </p>

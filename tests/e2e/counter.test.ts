@@ -158,12 +158,24 @@ describe('the counter demo', () => {
     await page.close();
   });
 
+  it('kills a worker and says what became of it', async () => {
+    const page = await site.newPage();
+    await page.goto(`${site.url}embed/counter/?workers=2&shape=hold`);
+    await waitForCounter(page);
+    await page.getByRole('combobox', { name: 'Worker to kill' }).selectOption('worker-02');
+    await page.getByRole('button', { name: 'Kill it mid-job' }).click();
+    await page.getByText(/worker-02 was killed/).waitFor({ timeout: 30_000 });
+    await page.close();
+  });
+
   it('a link to this moment comes back to the same simulated time', async () => {
     const page = await site.newPage();
     await page.goto(`${site.url}embed/counter/?workers=4&shape=hold`);
     await waitForCounter(page);
     await waitSimSeconds(page, 2);
     await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByRole('button', { name: 'Resume' }).waitFor();
+    await page.waitForTimeout(500); // the tick under way finishes and is shown
     await page.getByRole('button', { name: 'Copy link to this moment' }).click();
     const link = await page.getByRole('textbox', { name: /Link to this moment/ }).inputValue();
     const at = await simSeconds(page);
