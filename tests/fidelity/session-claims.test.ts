@@ -65,6 +65,35 @@ async function insertOfUncommittedKey(engine: Engine) {
   return { before, waiting: results[0]!.rows, after };
 }
 
+/**
+ * Two writers that each want the other's row. A server ends one with 40P01 after
+ * deadlock_timeout. On PGlite the first writer's transaction was parked when the second
+ * wrote, and its next statement would have to go on in it: the layer says it cannot show
+ * that, so no cycle ever forms there.
+ */
+async function twoRowDeadlock(engine: Engine) {
+  const [a, b] = [await engine.openSession(), await engine.openSession()];
+  await a.query(
+    'DROP TABLE IF EXISTS pair; CREATE TABLE pair (id int PRIMARY KEY, v int); INSERT INTO pair VALUES (1, 0), (2, 0)',
+  );
+  await a.query('BEGIN; UPDATE pair SET v = 1 WHERE id = 1');
+  await b.query('BEGIN; UPDATE pair SET v = 1 WHERE id = 2');
+  const outcome = (p: Promise<unknown>) =>
+    p.then(
+      () => 'updated',
+      (e: Error & { code?: string }) => e.code ?? `${e.name}: ${e.message}`,
+    );
+  const first = outcome(a.query('UPDATE pair SET v = 2 WHERE id = 2'));
+  await within(first, 200);
+  const second = outcome(b.query('UPDATE pair SET v = 2 WHERE id = 1'));
+  const outcomes = [await first, await second];
+  await a.query('ROLLBACK').catch(() => undefined);
+  await b.query('ROLLBACK').catch(() => undefined);
+  await a.close();
+  await b.close();
+  return outcomes;
+}
+
 describe('session-layer claims on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
 
@@ -79,6 +108,14 @@ describe('session-layer claims on PGlite and on PostgreSQL 18', () => {
       waiting: [['Lock', 'transactionid']],
       after: '23505',
     });
+  });
+
+  it('a deadlock ends one statement with 40P01 on a server, and is named not expressible on PGlite', async () => {
+    expect((await twoRowDeadlock(engines.server.engine)).sort()).toEqual(['40P01', 'updated']);
+    const [first] = await twoRowDeadlock(engines.pglite);
+    expect(first).toMatch(
+      /^NotExpressibleError: this session’s transaction is parked: .* can only COMMIT or ROLLBACK/,
+    );
   });
 
   it('pg_terminate_backend of a pid that is no backend warns and returns false', async () => {

@@ -1,26 +1,28 @@
-// idle_in_transaction_session_timeout on both engines: it ends an idle writer with
-// FATAL 25P03, its client reads that next, and VACUUM then removes what it could not.
+// idle_in_transaction_session_timeout and transaction_timeout on both engines: each ends
+// an idle writer with its FATAL (25P03, 25P04), its client reads that next, and VACUUM
+// then removes what it could not.
 import { describe, expect, it } from 'vitest';
 import { bothEngines, vacuumTuples } from '../support/both-engines';
 import { PgError, type Engine } from '../../src/engine/types';
 
-async function scenario(engine: Engine) {
+async function scenario(engine: Engine, timeout: string) {
   const writer = await engine.openSession({ applicationName: 'writer' });
   const cleaner = await engine.openSession({ applicationName: 'cleaner' });
   await cleaner.query(
-    'CREATE TABLE ledger (id int); INSERT INTO ledger SELECT generate_series(1, 50)',
+    'DROP TABLE IF EXISTS ledger; CREATE TABLE ledger (id int); INSERT INTO ledger SELECT generate_series(1, 50)',
   );
-  await writer.query("SET idle_in_transaction_session_timeout = '300ms'");
+  await writer.query(`SET ${timeout} = '300ms'`);
   await writer.query('BEGIN; CREATE TABLE scratch (id int)');
   await cleaner.query('DELETE FROM ledger WHERE id <= 20');
   const before = vacuumTuples((await cleaner.query('VACUUM (VERBOSE) ledger')).notices);
   await new Promise((resolve) => setTimeout(resolve, 700));
   const after = vacuumTuples((await cleaner.query('VACUUM (VERBOSE) ledger')).notices);
   const error = (await writer.query('SELECT 1').catch((e: unknown) => e)) as PgError;
+  await cleaner.close();
   return { before, after, error: [error.severity, error.code, error.message] };
 }
 
-describe('idle_in_transaction_session_timeout on PGlite and on PostgreSQL 18', () => {
+describe('session timeouts on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
 
   it('ends the idle writer, whose client then reads FATAL 25P03, and the horizon moves', async () => {
@@ -29,7 +31,18 @@ describe('idle_in_transaction_session_timeout on PGlite and on PostgreSQL 18', (
       after: 'tuples: 20 removed, 30 remain, 0 are dead but not yet removable',
       error: ['FATAL', '25P03', 'terminating connection due to idle-in-transaction timeout'],
     };
-    expect(await scenario(engines.server.engine)).toEqual(expected);
-    expect(await scenario(engines.pglite)).toEqual(expected);
+    const timeout = 'idle_in_transaction_session_timeout';
+    expect(await scenario(engines.server.engine, timeout)).toEqual(expected);
+    expect(await scenario(engines.pglite, timeout)).toEqual(expected);
+  });
+
+  it('transaction_timeout ends the open transaction with FATAL 25P04, and the horizon moves', async () => {
+    const expected = {
+      before: 'tuples: 0 removed, 50 remain, 20 are dead but not yet removable',
+      after: 'tuples: 20 removed, 30 remain, 0 are dead but not yet removable',
+      error: ['FATAL', '25P04', 'terminating connection due to transaction timeout'],
+    };
+    expect(await scenario(engines.server.engine, 'transaction_timeout')).toEqual(expected);
+    expect(await scenario(engines.pglite, 'transaction_timeout')).toEqual(expected);
   });
 });
