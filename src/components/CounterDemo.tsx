@@ -287,6 +287,7 @@ function CounterBody({ engine, setRootData }: DemoContext) {
 
   const runReader = async (title: string, sql: string) => {
     setBusy(title);
+    setOutput(null);
     try {
       const session = await readerSession();
       setOutput({ title, result: await session.query(sql) });

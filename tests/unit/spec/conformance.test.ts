@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judge, permutationBlocks } from '../../../src/spec/conformance';
+import { judge, mustContinue, permutationBlocks } from '../../../src/spec/conformance';
 
 const expected = [
   'Parsed test spec with 2 sessions',
@@ -24,14 +24,31 @@ describe('judge', () => {
 
   it('counts matching, not expressible and differing permutations apart', () => {
     const actual = expected
-      .replace('step a: SELECT 1;\nstep b: SELECT 2;', 'not expressible: parked')
+      .replace(
+        'step a: SELECT 1;\nstep b: SELECT 2;',
+        'not expressible: this session’s transaction is parked: …',
+      )
       .replace('step b: SELECT 2;\nstep a: SELECT 1;', 'step b: SELECT 2;\nstep a: SELECT 9;');
     expect(judge(actual, [expected])).toEqual({
       permutations: 2,
       matches: 0,
       notExpressible: 1,
       differs: ['b a'],
+      otherReasons: [],
     });
     expect(judge(expected, ['nothing', expected]).matches).toBe(2);
+  });
+
+  it('lists "not expressible" verdicts whose reason is not a parked session going on', () => {
+    const actual = expected.replace(
+      'step a: SELECT 1;\nstep b: SELECT 2;',
+      'not expressible: temporary tables belong to the backend',
+    );
+    expect(judge(actual, [expected]).otherReasons).toEqual([
+      'a b: temporary tables belong to the backend',
+    ]);
+    expect(mustContinue('this statement would wait, part-way through, for advisory lock 0')).toBe(
+      true,
+    );
   });
 });
