@@ -96,6 +96,18 @@ describe('the article’s claims on PGlite and on PostgreSQL 18', () => {
     expect(outputs.get('enqueue')!.server).toMatch(/uploads\|jobs\n-------\+----\n {6}0\| {3}0/);
   });
 
+  it('idle timeout: the writer is ended with 25P03 and VACUUM then removes what it could not', () => {
+    const out = outputs.get('idle-timeout')!.server;
+    const tuples = out.split('\n').filter((line) => line.startsWith('tuples:'));
+    expect(tuples).toEqual([
+      'tuples: 0 removed, 50 remain, 20 are dead but not yet removable',
+      'tuples: 20 removed, 30 remain, 0 are dead but not yet removable',
+    ]);
+    expect(out).toMatch(
+      /step w_next: SELECT 1;\nFATAL:  terminating connection due to idle-in-transaction timeout/,
+    );
+  });
+
   it('horizon: only states holding an XID or a snapshot keep dead tuples, cut off at the blocker', () => {
     const perms = outputs.get('horizon')!.server.split('starting permutation: ').slice(1);
     const kept = perms.map((p) => /[1-9]\d* are dead but not yet removable/.test(p));
