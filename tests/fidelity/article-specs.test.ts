@@ -104,7 +104,7 @@ describe('the article’s claims on PGlite and on PostgreSQL 18', () => {
       'tuples: 20 removed, 30 remain, 0 are dead but not yet removable',
     ]);
     expect(out).toMatch(
-      /step w_next: SELECT 1;\nFATAL:  terminating connection due to idle-in-transaction timeout/,
+      /step w_next: SELECT 1;\nFATAL: {2}terminating connection due to idle-in-transaction timeout/,
     );
   });
 

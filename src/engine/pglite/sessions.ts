@@ -336,7 +336,9 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     if (loaded === s) return;
     if (loaded) {
       const [saved] = await backend.exec(
-        "SELECT name, current_setting(name) FROM pg_settings WHERE source = 'session'",
+        // pg_settings does not list the role (GUC_NO_SHOW_ALL), so it is read on its own.
+        `SELECT name, current_setting(name) FROM pg_settings WHERE source = 'session'
+         UNION ALL SELECT 'role', current_setting('role') WHERE current_setting('role') <> 'none'`,
       );
       loaded.settings = saved!.rows
         .filter(([name]) => !layerSettings.has(name!))
@@ -344,7 +346,8 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     }
     // With no owner, the backend's settings are its defaults already (a fresh start, or
     // DISCARD ALL after the last owner closed).
-    if (loaded) await backend.exec('RESET ALL');
+    // RESET ALL leaves the role alone (GUC_NO_RESET_ALL), so that is reset on its own.
+    if (loaded) await backend.exec('RESET ALL; RESET ROLE');
     // sim.pid is what pg_backend_pid() answers (sim-schema.ts): always this session's.
     await backend.exec('SELECT set_config(key, value, false) FROM jsonb_each_text($1)', [
       { ...Object.fromEntries(s.settings), 'sim.pid': String(s.pid) },
@@ -496,7 +499,10 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     sessions.delete(r.id);
     noteAdvisory(r, [{ fn: 'unlock_all', key: '' }]);
     ended.set(r.id, why);
-    if (r.holding.kind === 'parked') await backend.exec(`ROLLBACK PREPARED '${r.holding.gid}'`);
+    if (r.holding.kind === 'parked') {
+      const reply = await asSuperuser(`ROLLBACK PREPARED '${r.holding.gid}'`);
+      if (reply.error) throw new Error(`ROLLBACK PREPARED: ${reply.error.message}`);
+    }
     if (resident === r) {
       await backend.exec('ROLLBACK');
       resident = null;
@@ -549,6 +555,24 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     }
   }
 
+  /**
+   * Runs the layer's `sql` as the superuser the backend logged in as, whatever role the
+   * loaded session has: only the role that prepared a transaction, or a superuser, may end
+   * it (FinishPreparedTransaction in src/backend/access/transam/twophase.c), and a parked
+   * transaction may have been prepared under another session's role.
+   */
+  async function asSuperuser(sql: string): Promise<BackendReply> {
+    const [role] = await backend.exec("SELECT current_setting('role')");
+    const current = role!.rows[0]![0]!;
+    if (current === 'none') return backend.run(sql);
+    await backend.exec('RESET ROLE');
+    try {
+      return await backend.run(sql);
+    } finally {
+      await backend.exec("SELECT set_config('role', $1, false)", [current]);
+    }
+  }
+
   /** Runs COMMIT or ROLLBACK for a parked session as COMMIT/ROLLBACK PREPARED. */
   async function finishParked(
     s: SessionRecord,
@@ -556,7 +580,7 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     gid: string,
   ): Promise<QueryReply> {
     if (resident) await setAside(resident);
-    const reply = await backend.run(`${how.toUpperCase()} PREPARED '${gid}'`);
+    const reply = await asSuperuser(`${how.toUpperCase()} PREPARED '${gid}'`);
     if (reply.error) return { ok: false, error: reply.error, partial: reply };
     s.holding = { kind: 'none' };
     s.xactStart = null;
@@ -932,8 +956,8 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
           id,
           pid: 40000 + id, // synthetic, in the range a server's backends usually get
           applicationName,
-          // Modelled: every session runs as the superuser in the one backend; the role
-          // decides its seat and what pg_stat_activity shows, not its privileges.
+          // The backend logs in as the superuser; an ordinary session runs as `app` by its
+          // `role` setting (SET ROLE), so it has app's privileges, as on a server.
           role: role === 'superuser' ? 'postgres' : 'app',
           backendStart: now(),
           state: 'idle',
@@ -949,7 +973,10 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
           waitByWatchdog: false,
           waitXmin: null,
           timeouts: { idleMs: 0, transactionMs: 0 },
-          settings: [['application_name', applicationName]],
+          settings: [
+            ['application_name', applicationName],
+            ...(role === 'superuser' ? [] : [['role', 'app'] as [string, string]]),
+          ],
         };
         sessions.set(id, record);
         return { ok: true as const, id, pid: record.pid };

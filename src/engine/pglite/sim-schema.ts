@@ -8,7 +8,7 @@
 /** Where `sim` sits in every session's search path (see `engineStartParams`). */
 export const simSearchPath = '"$user", public, sim, pg_catalog';
 
-/** The SQL that creates the `sim` schema. */
+/** The SQL that creates the `sim` schema, and the ordinary role `app`. */
 export const simSchemaSql = `
 CREATE SCHEMA sim;
 COMMENT ON SCHEMA sim IS 'Seat & Ledger: the simulated sessions that share PGlite''s one backend';
@@ -76,4 +76,11 @@ LANGUAGE sql AS $$ SELECT sim.signal_backend('cancel', pid) $$;
 
 CREATE FUNCTION sim.pg_terminate_backend(pid integer, timeout bigint DEFAULT 0) RETURNS boolean
 LANGUAGE sql AS $$ SELECT sim.signal_backend('terminate', pid) $$;
+
+-- The role sessions connect as when they are ordinary, set up as on the test server
+-- (src/engine/server/server.ts): it may create tables in public and read the sim schema.
+CREATE ROLE app LOGIN;
+GRANT CREATE, USAGE ON SCHEMA public TO app;
+GRANT USAGE ON SCHEMA sim TO app;
+GRANT SELECT ON sim.pg_stat_activity TO PUBLIC;
 `;
