@@ -67,6 +67,8 @@ export interface SessionRecord {
   timeouts: { idleMs: number; transactionMs: number };
   /** Session-level settings, saved while another session's are loaded in the backend. */
   settings: [name: string, value: string][];
+  /** It ran something that may have changed its settings since they were last saved. */
+  settingsTouched: boolean;
 }
 
 /** The answer to one query as plain data: results, or an error with what came before it. */
@@ -204,6 +206,12 @@ const sessionAdvisoryLock = /\bpg_(?:try_)?advisory_(?:un)?lock(?:_shared|_all)?
 const temporaryObject =
   /\bCREATE\s+(?:(?:GLOBAL|LOCAL)\s+)?(?:TEMP|TEMPORARY)\s+(?:TABLE|VIEW|SEQUENCE)\b|\bINTO\s+(?:TEMP|TEMPORARY)\b/i;
 
+/**
+ * Statements that may change session settings (SET, RESET, DISCARD, set_config); the
+ * others leave them as last saved, so switching away from their session reads nothing.
+ */
+const changesSettings = /(?:^|;)\s*(?:set|reset|discard)\b|\bset_config\s*\(/im;
+
 /** Settings that belong to the layer's bookkeeping, never saved with a session. */
 const layerSettings = new Set(['sim.sessions', 'sim.signals', 'sim.pid']);
 
@@ -334,7 +342,8 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
   /** Loads `s`'s session-level settings into the backend, saving the previous owner's. */
   async function loadSettings(s: SessionRecord): Promise<void> {
     if (loaded === s) return;
-    if (loaded) {
+    if (loaded?.settingsTouched) {
+      loaded.settingsTouched = false;
       const [saved] = await backend.exec(
         // pg_settings does not list the role (GUC_NO_SHOW_ALL), so it is read on its own.
         `SELECT name, current_setting(name) FROM pg_settings WHERE source = 'session'
@@ -390,10 +399,12 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     let isolation = 'read committed';
     if (reply.status === 'T') {
       // The session's timeouts, in ms, as its settings stand (SET may have changed them).
+      // current_setting shows them with a unit (`300ms`, `5min`, `0`), which reads as an
+      // interval; the pg_settings view would build a row for every setting, each time.
       const [read] = await backend.exec(
         `SELECT current_setting('transaction_isolation'),
-                (SELECT setting FROM pg_settings WHERE name = 'idle_in_transaction_session_timeout'),
-                (SELECT setting FROM pg_settings WHERE name = 'transaction_timeout')`,
+                extract(epoch FROM current_setting('idle_in_transaction_session_timeout')::interval) * 1000,
+                extract(epoch FROM current_setting('transaction_timeout')::interval) * 1000`,
       );
       const [level, idle, xact] = read!.rows[0]!;
       isolation = level!;
@@ -596,28 +607,41 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     };
   }
 
+  /**
+   * The relation locks of each parked transaction, by gid. A prepared transaction's locks
+   * never change, and nothing can rename or drop a table it has locked (that would need a
+   * conflicting lock), so they are read once per parked transaction.
+   */
+  const parkedLocksByGid = new Map<string, { relname: string; mode: LockMode }[]>();
+
   /** Locks that parked transactions hold on relations, with their holders. */
   async function parkedRelationLocks(): Promise<
     { holder: SessionRecord; relname: string; mode: LockMode }[]
   > {
-    const [locks] = await backend.exec(`
-      WITH parked AS (
-        SELECT l.virtualtransaction, p.gid
-          FROM pg_locks l JOIN pg_prepared_xacts p
-            ON l.locktype = 'transactionid' AND l.transactionid = p.transaction)
-      SELECT parked.gid, c.relname, l.mode
-        FROM pg_locks l JOIN parked USING (virtualtransaction)
-        JOIN pg_class c ON c.oid = l.relation
-       WHERE l.locktype = 'relation'`);
     const byGid = new Map(
       [...sessions.values()].flatMap((r) =>
         r.holding.kind === 'parked' ? [[r.holding.gid, r] as const] : [],
       ),
     );
-    return locks!.rows.flatMap(([gid, relname, mode]) => {
-      const holder = byGid.get(gid!);
-      return holder ? [{ holder, relname: relname!, mode: mode as LockMode }] : [];
-    });
+    for (const gid of parkedLocksByGid.keys()) if (!byGid.has(gid)) parkedLocksByGid.delete(gid);
+    if ([...byGid.keys()].some((gid) => !parkedLocksByGid.has(gid))) {
+      const [locks] = await backend.exec(`
+        WITH parked AS (
+          SELECT l.virtualtransaction, p.gid
+            FROM pg_locks l JOIN pg_prepared_xacts p
+              ON l.locktype = 'transactionid' AND l.transactionid = p.transaction)
+        SELECT parked.gid, c.relname, l.mode
+          FROM pg_locks l JOIN parked USING (virtualtransaction)
+          JOIN pg_class c ON c.oid = l.relation
+         WHERE l.locktype = 'relation'`);
+      for (const gid of byGid.keys()) parkedLocksByGid.set(gid, []);
+      for (const [gid, relname, mode] of locks!.rows) {
+        parkedLocksByGid.get(gid!)?.push({ relname: relname!, mode: mode as LockMode });
+      }
+    }
+    return [...byGid].flatMap(([gid, holder]) =>
+      (parkedLocksByGid.get(gid) ?? []).map((lock) => ({ holder, ...lock })),
+    );
   }
 
   /** The parked session holding XID `xid`, if any. */
@@ -762,6 +786,7 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     sql: string,
     params?: unknown[],
   ): Promise<QueryReply | { wait: Promise<QueryReply> }> {
+    if (changesSettings.test(sql)) s.settingsTouched = true;
     const holding = s.holding;
     if (holding.kind === 'parked') {
       const how = transactionEnd(sql);
@@ -970,6 +995,7 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
           holding: { kind: 'none' },
           status: 'I',
           blockedBy: null,
+          settingsTouched: false,
           waitByWatchdog: false,
           waitXmin: null,
           timeouts: { idleMs: 0, transactionMs: 0 },

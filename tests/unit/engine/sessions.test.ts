@@ -109,6 +109,17 @@ describe('many sessions on one PGlite backend', () => {
     expect(await rows(a, 'SHOW statement_timeout')).toEqual([['5s']]);
     expect(await rows(a, 'SHOW application_name')).toEqual([['worker-a']]);
     expect(await rows(b, 'SHOW application_name')).toEqual([['worker-b']]);
+    // Set part-way through a string, by function, and after other sessions' turns.
+    await a.query(
+      "SELECT 1; SET work_mem = '8MB'; SELECT set_config('search_path', 'public', false)",
+    );
+    await b.query("SELECT set_config('work_mem', '2MB', false)");
+    await a.query('SELECT 2');
+    await b.query('SELECT 3');
+    expect(
+      await rows(a, "SELECT current_setting('work_mem'), current_setting('search_path')"),
+    ).toEqual([['8MB', 'public']]);
+    expect(await rows(b, 'SHOW work_mem')).toEqual([['2MB']]);
   });
 
   it('closing a parked session rolls its transaction back', async () => {
