@@ -492,14 +492,17 @@ function SessionPanel({
 
   const busy = running || resetting;
   const waiting = running && info?.state === 'active' && info.waitEventType !== null;
+  const sleeping = waiting && info?.waitEventType === 'Timeout';
   const liveStatus =
     engineStatus ??
-    (waiting
-      ? `Waiting for a lock held by ${info.blockedByPid === null ? 'another session' : `pid ${info.blockedByPid}`}.` +
-        (info.watchdog
-          ? ' Modelled: PGlite gave no answer while a parked transaction held locks, so the watchdog took this for a lock wait; it runs again when that transaction ends.'
-          : '')
-      : (status ?? resetStatus ?? 'Ready. Nothing has run yet.'));
+    (sleeping
+      ? 'Sleeping (pg_sleep). Modelled: other sessions go on meanwhile, and a parked transaction stands in for this statement’s snapshot, pinning the horizon as on a server.'
+      : waiting
+        ? `Waiting for a lock held by ${info.blockedByPid === null ? 'another session' : `pid ${info.blockedByPid}`}.` +
+          (info.watchdog
+            ? ' Modelled: PGlite gave no answer while a parked transaction held locks, so the watchdog took this for a lock wait; it runs again when that transaction ends.'
+            : '')
+        : (status ?? resetStatus ?? 'Ready. Nothing has run yet.'));
 
   return (
     <div role="tabpanel" id={ids.panel} aria-labelledby={ids.tab} hidden={!active}>
@@ -536,7 +539,9 @@ function SessionPanel({
           </button>
           {waiting ? (
             <>
-              <span className="console-running">Waiting for a lock…</span>
+              <span className="console-running">
+                {sleeping ? 'Sleeping…' : 'Waiting for a lock…'}
+              </span>
               <button type="button" onClick={() => void cancel()}>
                 Cancel
               </button>

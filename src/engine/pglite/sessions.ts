@@ -212,6 +212,9 @@ const temporaryObject =
  */
 const changesSettings = /(?:^|;)\s*(?:set|reset|discard)\b|\bset_config\s*\(/im;
 
+/** A statement that only sleeps, `SELECT pg_sleep(n)`: the one kept in flight (see `startSleep`). */
+const inFlightSleep = /^\s*SELECT\s+pg_sleep\s*\(\s*(\d+(?:\.\d+)?)\s*\)\s*;?\s*$/i;
+
 /** Settings that belong to the layer's bookkeeping, never saved with a session. */
 const layerSettings = new Set(['sim.sessions', 'sim.signals', 'sim.pid']);
 
@@ -243,6 +246,15 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
   let queue: Promise<unknown> = Promise.resolve();
   let parkSeq = 0;
   const waiters: Waiter[] = [];
+  /**
+   * Statements in flight: a `SELECT pg_sleep(n)` while other sessions are open is not
+   * slept in the backend (that would hold up every session) but stood in for by a parked
+   * transaction that pins the horizon where its snapshot would, until its time is up.
+   */
+  const sleepers = new Map<
+    number,
+    { s: SessionRecord; sql: string; until: number; answer: (reply: QueryReply) => void }
+  >();
   /** Session-level advisory locks: which session holds each key, and how many times. */
   const advisoryHeld = new Map<string, { holder: SessionRecord; count: number }>();
   let slots: Slots | undefined;
@@ -484,6 +496,10 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
         await terminate(r, '25P03', 'terminating connection due to idle-in-transaction timeout');
       } else next = Math.min(next, idleEnds, xactEnds);
     }
+    for (const sleeper of [...sleepers.values()]) {
+      if (at >= sleeper.until) await wake(sleeper.s);
+      else next = Math.min(next, sleeper.until);
+    }
     clearTimeout(timer);
     if (next !== Infinity && !replaying) {
       const tick: LayerCall = { method: 'tick', args: [] };
@@ -495,8 +511,9 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
   /** Ends `r` as the server would on a FATAL; a statement it has waiting gets the FATAL. */
   async function terminate(r: SessionRecord, code: string, message: string): Promise<void> {
     const fatal = { code, severity: 'FATAL', message };
-    const waiter = waiters.find((w) => w.s === r);
-    if (waiter) waiters.splice(waiters.indexOf(waiter), 1);
+    const waiter = waiters.find((w) => w.s === r) ?? sleepers.get(r.id);
+    if (waiter) waiters.splice(waiters.indexOf(waiter as Waiter), 1);
+    sleepers.delete(r.id);
     await end(r, fatal);
     if (waiter) {
       ended.delete(r.id);
@@ -531,6 +548,10 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
    * fails with 57014, and a transaction block it was in is aborted.
    */
   async function cancelWait(r: SessionRecord): Promise<boolean> {
+    if (sleepers.has(r.id)) {
+      await wake(r, 'cancel');
+      return true;
+    }
     const waiter = waiters.find((w) => w.s === r);
     if (!waiter) return false;
     waiters.splice(waiters.indexOf(waiter), 1);
@@ -846,6 +867,10 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     }
     // The resident's locks must be parked ones before the check can see them.
     if (resident && resident !== s) await setAside(resident);
+    const sleep = inFlightSleep.exec(sql);
+    if (sleep && s.holding.kind === 'none' && sessions.size > 1) {
+      return startSleep(s, sql, Number(sleep[1]) * 1000);
+    }
     // In a failed transaction every statement but its end fails at once: nothing waits.
     const failed = s.holding.kind === 'failed' || (resident === s && s.status === 'E');
     const verdict = failed ? ({ verdict: 'free' } as const) : await check(s, sql, params);
@@ -895,6 +920,67 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
         for (const [k, h] of advisoryHeld) if (h.holder === s) advisoryHeld.delete(k);
       }
     }
+  }
+
+  /**
+   * Puts `s`'s `SELECT pg_sleep(n)` in flight: a parked transaction that took its XID now
+   * stands in for the statement's snapshot (emulated), and the session shows as a server
+   * shows a sleeping backend, until `ms` have passed (see `expire`) or it is cancelled.
+   */
+  async function startSleep(
+    s: SessionRecord,
+    sql: string,
+    ms: number,
+  ): Promise<{ wait: Promise<QueryReply> }> {
+    await loadSettings(s);
+    await backend.exec('BEGIN');
+    const [taken] = await backend.exec('SELECT pg_current_xact_id()::text');
+    const gid = `seat-ledger:${s.id}:${++parkSeq}`;
+    await backend.exec(`PREPARE TRANSACTION '${gid}'`);
+    s.holding = { kind: 'parked', gid, xid: taken!.rows[0]![0]!, emulatedSnapshot: true };
+    s.xactStart = now();
+    s.waitEventType = 'Timeout';
+    s.waitEvent = 'PgSleep';
+    const until = now().getTime() + ms;
+    const wait = new Promise<QueryReply>((answer) => sleepers.set(s.id, { s, sql, until, answer }));
+    await expire(); // sets the timer for its end
+    return { wait };
+  }
+
+  /**
+   * Ends a statement in flight: its stand-in rolls back, then the statement runs with no
+   * time left to sleep, so its answer is PostgreSQL's own; or, cancelled, it gets 57014.
+   */
+  async function wake(s: SessionRecord, how: 'done' | 'cancel' = 'done'): Promise<void> {
+    const sleeper = sleepers.get(s.id)!;
+    sleepers.delete(s.id);
+    if (s.holding.kind === 'parked') {
+      const reply = await asSuperuser(`ROLLBACK PREPARED '${s.holding.gid}'`);
+      if (reply.error) throw new Error(`ROLLBACK PREPARED: ${reply.error.message}`);
+    }
+    s.holding = { kind: 'none' };
+    s.xactStart = null;
+    s.waitEventType = null;
+    s.waitEvent = null;
+    if (how === 'cancel') {
+      setState(s, 'idle');
+      sleeper.answer({
+        ok: false,
+        error: {
+          code: '57014',
+          severity: 'ERROR',
+          message: 'canceling statement due to user request',
+        },
+        partial: { results: [], notices: [] },
+      });
+      return;
+    }
+    if (resident && resident !== s) await setAside(resident);
+    await enter(s);
+    const reply = await backend.run(sleeper.sql.replace(inFlightSleep, 'SELECT pg_sleep(0)'));
+    await settle(s, reply, sleeper.sql, false);
+    finishStatement(s);
+    sleeper.answer(toReply(reply));
   }
 
   /** Makes `s` wait for `holder` (any parked transaction when null) to end. */

@@ -122,6 +122,20 @@ describe('many sessions on one PGlite backend', () => {
     expect(await rows(b, 'SHOW work_mem')).toEqual([['2MB']]);
   });
 
+  it('a statement in flight (pg_sleep) lets others run, and pg_cancel_backend ends it with 57014', async () => {
+    const sleeping = a.query('SELECT pg_sleep(30)').then(
+      () => 'slept',
+      (e: PgError) => e.code,
+    );
+    expect(
+      await rows(b, 'SELECT state, wait_event FROM pg_stat_activity WHERE pid = ' + a.pid),
+    ).toEqual([['active', 'PgSleep']]);
+    expect(await rows(b, `SELECT pg_cancel_backend(${a.pid})`)).toEqual([['t']]);
+    expect(await sleeping).toBe('57014');
+    expect(await rows(b, 'SELECT count(*) FROM pg_prepared_xacts')).toEqual([['0']]);
+    expect(await rows(a, 'SELECT 1')).toEqual([['1']]);
+  });
+
   it('closing a parked session rolls its transaction back', async () => {
     await a.query("BEGIN; UPDATE jobs SET status = 'running' WHERE id = 1");
     await b.query('SELECT 1');
