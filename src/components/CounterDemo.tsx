@@ -277,7 +277,7 @@ function CounterBody({ engine, setRootData }: DemoContext) {
   };
 
   const readerSession = (): Promise<Session> => {
-    readerRef.current ??= engine.openSession({ applicationName: 'you' }).then((session) => {
+    readerRef.current ??= engine.openSession({ applicationName: 'reader' }).then((session) => {
       readerPids.current.add(session.pid);
       return session;
     });

@@ -28,8 +28,9 @@ const asState = (state: string | null): SessionState =>
   state && states.has(state) ? (state as SessionState) : 'idle';
 
 /**
- * The picture at the sim's moment. Sessions the sim did not open (the reader's console
- * session, the demo's own) come from the observation and are drawn as the reader's.
+ * The picture at the sim's moment. Sessions the sim did not open come from the
+ * observation; the reader's own (the demo's `reader`, the console's `you`) are drawn as
+ * the reader's.
  */
 export function counterPicture(
   view: CounterView,
@@ -59,7 +60,8 @@ export function counterPicture(
     seats.push({
       pid: s.pid,
       name: s.applicationName || `pid ${s.pid}`,
-      role: readerPids.has(s.pid) ? 'you' : 'other',
+      // The console beside the counter on /lab/counter/ opens its first session as `you`.
+      role: readerPids.has(s.pid) || s.applicationName === 'you' ? 'you' : 'other',
       superuser: true,
       state: asState(s.state),
       xid: s.xid,

@@ -47,15 +47,16 @@ describe('counterPicture: the sim and the engine’s observation, as the picture
     expect(picture.clerk.deadTuples).toBeGreaterThan(0);
   });
 
-  it('draws sessions the sim did not open as the reader’s', async () => {
+  it('draws the reader’s sessions as the reader’s, and others as others', async () => {
+    const reader = await engine.openSession({ applicationName: 'reader' });
     const you = await engine.openSession({ applicationName: 'you' });
+    const stranger = await engine.openSession({ applicationName: 'psql' });
     const observation = await sim.observe();
-    const picture = counterPicture(sim.view(), observation, new Set([you.pid]))!;
-    expect(picture.seats.find((s) => s.pid === you.pid)).toMatchObject({
-      name: 'you',
-      role: 'you',
-      state: 'idle',
-    });
-    await you.close();
+    const picture = counterPicture(sim.view(), observation, new Set([reader.pid]))!;
+    const seat = (pid: number) => picture.seats.find((s) => s.pid === pid);
+    expect(seat(reader.pid)).toMatchObject({ name: 'reader', role: 'you', state: 'idle' });
+    expect(seat(you.pid)).toMatchObject({ name: 'you', role: 'you' });
+    expect(seat(stranger.pid)).toMatchObject({ name: 'psql', role: 'other' });
+    for (const s of [reader, you, stranger]) await s.close();
   });
 });
