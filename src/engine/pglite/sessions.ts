@@ -691,8 +691,11 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     const seq = ++statementSeq;
     if (stuck.has(seq)) return 'stuck';
     if (replaying || !watch) return backend.run(sql, params);
-    // Only a lock held by a parked transaction can make PGlite's one backend wait.
-    const guarded = [...sessions.values()].some((r) => r.holding.kind === 'parked');
+    // Only a lock held by a parked transaction can make PGlite's one backend wait; a
+    // stand-in for a snapshot or a sleeping statement holds none (unknown counts as some).
+    const guarded = [...sessions.values()].some(
+      (r) => r.holding.kind === 'parked' && (parkedLocksByGid.get(r.holding.gid)?.length ?? 1) > 0,
+    );
     watch.statement({ seq, sessionId: s.id, guarded, done: false });
     try {
       return await backend.run(sql, params);
