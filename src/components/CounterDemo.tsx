@@ -321,34 +321,24 @@ function CounterBody({ engine, setRootData }: DemoContext) {
         </div>
       ) : null}
       <div className="counter-controls" role="group" aria-label="Counter settings">
-        <label>
-          Workers{' '}
-          <input
-            type="number"
-            min={0}
-            max={40}
-            value={workers}
-            onChange={(e) => {
-              const n = Math.min(40, Math.max(0, Math.round(Number(e.target.value) || 0)));
-              setWorkers(n);
-              void simRef.current?.setWorkers(n);
-            }}
-          />
-        </label>
-        <label>
-          API processes{' '}
-          <input
-            type="number"
-            min={0}
-            max={4}
-            value={api}
-            onChange={(e) => {
-              const n = Math.min(4, Math.max(0, Math.round(Number(e.target.value) || 0)));
-              setApi(n);
-              void simRef.current?.setApi(n);
-            }}
-          />
-        </label>
+        <WholeNumberField
+          label="Workers"
+          max={40}
+          value={workers}
+          onChange={(n) => {
+            setWorkers(n);
+            void simRef.current?.setWorkers(n);
+          }}
+        />
+        <WholeNumberField
+          label="API processes"
+          max={4}
+          value={api}
+          onChange={(n) => {
+            setApi(n);
+            void simRef.current?.setApi(n);
+          }}
+        />
         <fieldset>
           <legend>Worker shape</legend>
           {(
@@ -404,37 +394,25 @@ function CounterBody({ engine, setRootData }: DemoContext) {
         </label>
         <fieldset>
           <legend>Each API process&apos;s pool (restarts the counter)</legend>
-          <label>
-            pool_size{' '}
-            <input
-              type="number"
-              min={1}
-              max={50}
-              value={pool.poolSize}
-              onChange={(e) => {
-                const poolSize = Math.min(50, Math.max(1, Math.round(Number(e.target.value) || 1)));
-                setPool((p) => ({ ...p, poolSize }));
-                restartWith({ poolSize });
-              }}
-            />
-          </label>
-          <label>
-            max_overflow{' '}
-            <input
-              type="number"
-              min={0}
-              max={50}
-              value={pool.maxOverflow}
-              onChange={(e) => {
-                const maxOverflow = Math.min(
-                  50,
-                  Math.max(0, Math.round(Number(e.target.value) || 0)),
-                );
-                setPool((p) => ({ ...p, maxOverflow }));
-                restartWith({ maxOverflow });
-              }}
-            />
-          </label>
+          <WholeNumberField
+            label="pool_size"
+            min={1}
+            max={50}
+            value={pool.poolSize}
+            onChange={(poolSize) => {
+              setPool((p) => ({ ...p, poolSize }));
+              restartWith({ poolSize });
+            }}
+          />
+          <WholeNumberField
+            label="max_overflow"
+            max={50}
+            value={pool.maxOverflow}
+            onChange={(maxOverflow) => {
+              setPool((p) => ({ ...p, maxOverflow }));
+              restartWith({ maxOverflow });
+            }}
+          />
           <label>
             <input
               type="checkbox"
@@ -629,6 +607,36 @@ function CounterBody({ engine, setRootData }: DemoContext) {
         </p>
       </details>
     </div>
+  );
+}
+
+/** A labelled number input that hands on whole numbers within `min`–`max`. */
+function WholeNumberField({
+  label,
+  min = 0,
+  max,
+  value,
+  onChange,
+}: {
+  label: string;
+  min?: number;
+  max: number;
+  value: number;
+  onChange: (n: number) => void;
+}) {
+  return (
+    <label>
+      {label}{' '}
+      <input
+        type="number"
+        min={min}
+        max={max}
+        value={value}
+        onChange={(e) =>
+          onChange(Math.min(max, Math.max(min, Math.round(Number(e.target.value) || min))))
+        }
+      />
+    </label>
   );
 }
 

@@ -225,6 +225,13 @@ const noSnapshot = /^\s*(begin|start|set|savepoint|release|show|reset)\b/i;
 const takesSnapshot = (sql: string) =>
   splitStatements(sql).some((statement) => !noSnapshot.test(statement.sql));
 
+/** What a client reads when its statement is cancelled (ProcessInterrupts, 57014). */
+const cancelled: QueryReply = {
+  ok: false,
+  error: { code: '57014', severity: 'ERROR', message: 'canceling statement due to user request' },
+  partial: { results: [], notices: [] },
+};
+
 /** The answer for what the engine cannot show truthfully. */
 function notExpressible(reason: string): QueryReply {
   return { ok: false, notExpressible: reason };
@@ -563,15 +570,7 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     if (resident === r) await setAside(r);
     if (r.holding.kind === 'released') r.holding = { kind: 'failed' };
     setState(r, r.holding.kind === 'failed' ? 'idle in transaction (aborted)' : 'idle');
-    waiter.answer({
-      ok: false,
-      error: {
-        code: '57014',
-        severity: 'ERROR',
-        message: 'canceling statement due to user request',
-      },
-      partial: { results: [], notices: [] },
-    });
+    waiter.answer(cancelled);
     return true;
   }
 
@@ -967,15 +966,7 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     s.waitEvent = null;
     if (how === 'cancel') {
       setState(s, 'idle');
-      sleeper.answer({
-        ok: false,
-        error: {
-          code: '57014',
-          severity: 'ERROR',
-          message: 'canceling statement due to user request',
-        },
-        partial: { results: [], notices: [] },
-      });
+      sleeper.answer(cancelled);
       return;
     }
     if (resident && resident !== s) await setAside(resident);
