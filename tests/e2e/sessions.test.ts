@@ -103,6 +103,30 @@ describe('the SQL console: one tab per session', () => {
     expect(error).toContain('canceling statement due to user request');
   });
 
+  it('a sleeping statement in flight leaves the other tabs free, and Cancel ends it', async () => {
+    await tab(page, 'worker-07').click();
+    const before = await finishedRuns(page);
+    await typeSql(page, 'SELECT pg_sleep(60);');
+    await page.getByRole('button', { name: 'Run' }).click();
+    expect(await badgeShows(page, 'worker-07', 'Timeout/PgSleep')).toMatch(
+      /^active · XID \d+ \(emulated: snapshot held\) · waiting: Timeout\/PgSleep$/,
+    );
+    await page.getByText('Sleeping…').waitFor();
+    await tab(page, 'you').click();
+    expect(await runSql(page, 'SELECT 1 AS still_here')).toContain('still_here');
+    await tab(page, 'worker-07').click();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.waitForFunction(
+      (n) => Number(document.querySelector('[data-demo="console"]')?.getAttribute('data-runs')) > n,
+      before + 1,
+    );
+    expect(await page.getByRole('region', { name: 'Error' }).innerText()).toContain(
+      'SQLSTATE: 57014',
+    );
+    await badgeShows(page, 'worker-07', /^idle$/);
+    await tab(page, 'you').click(); // where the next test starts
+  });
+
   it('moves between tabs with the arrow keys and selects with Enter', async () => {
     await tab(page, 'you').focus();
     await page.keyboard.press('ArrowRight');
