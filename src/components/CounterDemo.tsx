@@ -6,7 +6,7 @@ import {
   type QueryResult,
   type Session,
 } from '../engine/types';
-import { ticksOwed } from '../sim/clock';
+import { maxTicksPerFrame, ticksOwed } from '../sim/clock';
 import { restoreCounterSim, startCounterSim, type CounterSim } from '../sim/counter-sim';
 import type { SimEvent } from '../sim/events';
 import type { Observation } from '../sim/observe';
@@ -24,11 +24,6 @@ import { DemoShell, type DemoContext } from './DemoShell';
 
 /** How often the picture asks the engine for pg_stat_activity and dead tuples. */
 const OBSERVE_MS = 400;
-/**
- * Ticks run per animation frame at most. When the engine cannot keep up with the
- * chosen speed, simulated time slows down rather than piling up work.
- */
-const MAX_TICKS_PER_FRAME = 4;
 /** The picture is redrawn at most this often while time moves. */
 const SHOW_MS = 200;
 /** A screen reader hears what changed at most this often. */
@@ -183,10 +178,9 @@ function CounterBody({ engine, setRootData }: DemoContext) {
       while (!cancelled) {
         await nextFrame();
         const now = performance.now();
-        const owed = ticksOwed(sim.state.clock, now - last, carry);
+        const { ticks, carryMs } = ticksOwed(sim.state.clock, now - last, carry, maxTicksPerFrame);
         last = now;
-        const ticks = Math.min(owed.ticks, MAX_TICKS_PER_FRAME);
-        carry = ticks < owed.ticks ? 0 : owed.carryMs;
+        carry = carryMs;
         for (let i = 0; i < ticks && !cancelled && !sim.state.clock.paused; i++) await sim.step();
         if (cancelled) break;
         if (now - observedAt >= OBSERVE_MS && !sim.state.clock.paused) {
@@ -242,25 +236,8 @@ function CounterBody({ engine, setRootData }: DemoContext) {
     setRootData({ 'sim-ms': String(simMs), phase });
   }, [simMs, phase, setRootData]);
 
-  const reset = useCallback(() => {
-    settingsRef.current = {
-      ...settingsRef.current,
-      ...pool,
-      workers,
-      api,
-      shape,
-      connections,
-      speed,
-      uploadRate,
-    };
-    setOutput(null);
-    setLink(null);
-    setFailure(null);
-    setHappenings([]);
-    setRunKey((k) => k + 1);
-  }, [workers, api, shape, connections, speed, uploadRate, pool]);
-
-  const restartWith = (change: Partial<CounterSettings>) => {
+  /** Starts the counter again with the controls' settings and `change`. */
+  const restartWith = (change: Partial<CounterSettings> = {}) => {
     settingsRef.current = {
       ...settingsRef.current,
       ...pool,
@@ -272,7 +249,10 @@ function CounterBody({ engine, setRootData }: DemoContext) {
       uploadRate,
       ...change,
     };
+    setOutput(null);
+    setLink(null);
     setFailure(null);
+    setHappenings([]);
     setRunKey((k) => k + 1);
   };
 
@@ -484,7 +464,7 @@ function CounterBody({ engine, setRootData }: DemoContext) {
         >
           Step
         </button>
-        <button type="button" onClick={reset}>
+        <button type="button" onClick={() => restartWith()}>
           Reset
         </button>
         <span className="counter-kill">

@@ -40,16 +40,26 @@ export function timestampAt(ms: number): string {
 }
 
 /**
+ * Ticks a real-time driver runs per frame at most (the demo and its benchmark): when the
+ * engine cannot keep up with the chosen speed, simulated time slows down rather than
+ * piling up work.
+ */
+export const maxTicksPerFrame = 4;
+
+/**
  * For a real-time driver: how many ticks are owed after `realMs` of real time at the
- * clock's speed, and the simulated ms left over for next time (none while paused).
+ * clock's speed, and the simulated ms left over for next time (none while paused). Past
+ * `maxTicks` the rest is dropped, not owed.
  */
 export function ticksOwed(
   clock: ClockState,
   realMs: number,
   carryMs = 0,
+  maxTicks = Infinity,
 ): { ticks: number; carryMs: number } {
   if (clock.paused || realMs <= 0) return { ticks: 0, carryMs };
   const owed = carryMs + realMs * clock.speed;
   const ticks = Math.floor(owed / clock.tickMs);
+  if (ticks > maxTicks) return { ticks: maxTicks, carryMs: 0 };
   return { ticks, carryMs: owed - ticks * clock.tickMs };
 }

@@ -20,6 +20,23 @@ export async function finishedRuns(page: Page): Promise<number> {
   return Number(await page.locator('[data-demo="console"]').getAttribute('data-runs'));
 }
 
+/** Waits until the console has finished more than `runs` runs. */
+export async function runsAfter(page: Page, runs: number, timeout = 120_000): Promise<void> {
+  await page.waitForFunction(
+    (n) => Number(document.querySelector('[data-demo="console"]')?.getAttribute('data-runs')) > n,
+    runs,
+    { timeout },
+  );
+}
+
+/** Types `sql` and presses Run without waiting; returns the runs finished before it. */
+export async function startRun(page: Page, sql: string): Promise<number> {
+  const before = await finishedRuns(page);
+  await typeSql(page, sql);
+  await page.getByRole('button', { name: 'Run' }).click();
+  return before;
+}
+
 /** Types `sql`, presses Run and waits for the answer; returns the Results region's text. */
 export async function runSql(
   page: Page,
@@ -30,11 +47,7 @@ export async function runSql(
   await typeSql(page, sql);
   if (how === 'button') await page.getByRole('button', { name: 'Run' }).click();
   else await page.keyboard.press('ControlOrMeta+Enter');
-  await page.waitForFunction(
-    (n) => Number(document.querySelector('[data-demo="console"]')?.getAttribute('data-runs')) > n,
-    before,
-    { timeout: 120_000 },
-  );
+  await runsAfter(page, before);
   return page.getByRole('region', { name: 'Results' }).innerText();
 }
 

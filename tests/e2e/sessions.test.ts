@@ -3,7 +3,8 @@ import type { Page } from 'playwright-core';
 import { AxeBuilder } from '@axe-core/playwright';
 import {
   badgeShows,
-  finishedRuns,
+  runsAfter,
+  startRun,
   newSession,
   runSql,
   startGapSampling,
@@ -89,15 +90,10 @@ describe('the SQL console: one tab per session', () => {
   it('Cancel ends a waiting statement with SQLSTATE 57014', async () => {
     // session 3 still holds rows 3 and 4 FOR UPDATE.
     await tab(page, 'you').click();
-    const before = await finishedRuns(page);
-    await typeSql(page, "UPDATE jobs SET status = 'done' WHERE id = 3;");
-    await page.getByRole('button', { name: 'Run' }).click();
+    const before = await startRun(page, "UPDATE jobs SET status = 'done' WHERE id = 3;");
     await page.getByText('Waiting for a lock…').waitFor({ timeout: 10_000 });
     await page.getByRole('button', { name: 'Cancel' }).click();
-    await page.waitForFunction(
-      (n) => Number(document.querySelector('[data-demo="console"]')?.getAttribute('data-runs')) > n,
-      before,
-    );
+    await runsAfter(page, before);
     const error = await page.getByRole('region', { name: 'Error' }).innerText();
     expect(error).toContain('SQLSTATE: 57014');
     expect(error).toContain('canceling statement due to user request');
@@ -105,9 +101,7 @@ describe('the SQL console: one tab per session', () => {
 
   it('a sleeping statement in flight leaves the other tabs free, and Cancel ends it', async () => {
     await tab(page, 'worker-07').click();
-    const before = await finishedRuns(page);
-    await typeSql(page, 'SELECT pg_sleep(60);');
-    await page.getByRole('button', { name: 'Run' }).click();
+    const before = await startRun(page, 'SELECT pg_sleep(60);');
     expect(await badgeShows(page, 'worker-07', 'Timeout/PgSleep')).toMatch(
       /^active · XID \d+ \(emulated: snapshot held\) · waiting: Timeout\/PgSleep$/,
     );
@@ -116,10 +110,7 @@ describe('the SQL console: one tab per session', () => {
     expect(await runSql(page, 'SELECT 1 AS still_here')).toContain('still_here');
     await tab(page, 'worker-07').click();
     await page.getByRole('button', { name: 'Cancel' }).click();
-    await page.waitForFunction(
-      (n) => Number(document.querySelector('[data-demo="console"]')?.getAttribute('data-runs')) > n,
-      before + 1,
-    );
+    await runsAfter(page, before + 1);
     expect(await page.getByRole('region', { name: 'Error' }).innerText()).toContain(
       'SQLSTATE: 57014',
     );

@@ -6,32 +6,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import {
   badgeShows,
-  finishedRuns,
+  runsAfter,
+  startRun,
   newSession,
   runSql,
   startGapSampling,
   stopGapSampling,
   tab,
-  typeSql,
   waitForEngine,
 } from './console-driver';
 import { startSite } from './site';
 
-/** Presses Run without waiting for an answer. */
-async function startRun(page: Page, sql: string): Promise<number> {
-  const before = await finishedRuns(page);
-  await typeSql(page, sql);
-  await page.getByRole('button', { name: 'Run' }).click();
-  return before;
-}
-
 /** Waits for the run after `before` to finish; returns the Error region's text. */
 async function errorAfter(page: Page, before: number): Promise<string> {
-  await page.waitForFunction(
-    (n) => Number(document.querySelector('[data-demo="console"]')?.getAttribute('data-runs')) > n,
-    before,
-    { timeout: 60_000 },
-  );
+  await runsAfter(page, before, 60_000);
   return page.getByRole('region', { name: 'Error' }).innerText();
 }
 

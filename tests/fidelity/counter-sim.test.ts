@@ -9,7 +9,13 @@ import type { SimEvent } from '../../src/sim/events';
 import type { Observation } from '../../src/sim/observe';
 import type { Shape } from '../../src/sim/settings';
 import { bothEngines } from '../support/both-engines';
-import { doubleClaims, expectedAttempts, normaliseEvents, troubles } from '../unit/sim/run-checks';
+import {
+  crowdedCounter,
+  doubleClaims,
+  expectedAttempts,
+  normaliseEvents,
+  troubles,
+} from '../unit/sim/run-checks';
 
 interface Outcome {
   events: SimEvent[];
@@ -105,17 +111,7 @@ describe('the counter simulation on PGlite and on PostgreSQL 18', () => {
   }
 
   it('30 workers with 3 connections and 2 API pools of 5 + 10: the same seats and refusals', async () => {
-    const outcome = await onBoth(engines, {
-      workers: 30,
-      connections: 3,
-      api: 2,
-      poolSize: 5,
-      maxOverflow: 10,
-      uploadRate: 20,
-      requestMinMs: 1000,
-      requestMaxMs: 2000,
-      shape: 'claim-close',
-    });
+    const outcome = await onBoth(engines, { ...crowdedCounter, shape: 'claim-close' });
     const refused = outcome.events.filter((e) => e.type === 'session-refused');
     expect(refused.length).toBeGreaterThan(0);
     expect(new Set(refused.map((e) => e.type === 'session-refused' && e.message))).toEqual(

@@ -550,6 +550,15 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     }
   }
 
+  /** Clears what `s` showed while its statement waited (or slept). */
+  function stopWaiting(s: SessionRecord): void {
+    s.blockedBy = null;
+    s.waitEventType = null;
+    s.waitEvent = null;
+    s.waitByWatchdog = false;
+    s.waitXmin = null;
+  }
+
   /**
    * Cancels `r`'s statement if it is waiting, as a server's cancel would: the statement
    * fails with 57014, and a transaction block it was in is aborted.
@@ -562,11 +571,7 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     const waiter = waiters.find((w) => w.s === r);
     if (!waiter) return false;
     waiters.splice(waiters.indexOf(waiter), 1);
-    r.blockedBy = null;
-    r.waitEventType = null;
-    r.waitEvent = null;
-    r.waitByWatchdog = false;
-    r.waitXmin = null;
+    stopWaiting(r);
     if (resident === r) await setAside(r);
     if (r.holding.kind === 'released') r.holding = { kind: 'failed' };
     setState(r, r.holding.kind === 'failed' ? 'idle in transaction (aborted)' : 'idle');
@@ -962,8 +967,7 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     }
     s.holding = { kind: 'none' };
     s.xactStart = null;
-    s.waitEventType = null;
-    s.waitEvent = null;
+    stopWaiting(s);
     if (how === 'cancel') {
       setState(s, 'idle');
       sleeper.answer(cancelled);
@@ -1019,11 +1023,7 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
         continue;
       }
       waiters.splice(waiters.indexOf(waiter), 1);
-      s.blockedBy = null;
-      s.waitEventType = null;
-      s.waitEvent = null;
-      s.waitByWatchdog = false;
-      s.waitXmin = null;
+      stopWaiting(s);
       const outcome = await runQuery(s, sql, params);
       if ('wait' in outcome) outcome.wait.then(answer);
       else {

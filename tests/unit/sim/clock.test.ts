@@ -39,4 +39,10 @@ describe('the sim clock', () => {
     clock.paused = true;
     expect(ticksOwed(clock, 1000, 40)).toEqual({ ticks: 0, carryMs: 40 });
   });
+
+  it('gives at most maxTicks and drops the rest, so a slow engine slows time instead of owing it', () => {
+    const clock = createClock(100, 8);
+    expect(ticksOwed(clock, 100, 0, 4)).toEqual({ ticks: 4, carryMs: 0 });
+    expect(ticksOwed(clock, 40, 0, 4)).toEqual({ ticks: 3, carryMs: 20 });
+  });
 });

@@ -6,7 +6,7 @@ import type { Engine } from '../../../src/engine/types';
 import { restoreCounterSim, startCounterSim, type CounterSim } from '../../../src/sim/counter-sim';
 import type { SimEvent } from '../../../src/sim/events';
 import type { Shape } from '../../../src/sim/settings';
-import { doubleClaims, expectedAttempts, troubles } from './run-checks';
+import { crowdedCounter, doubleClaims, expectedAttempts, troubles } from './run-checks';
 
 /** Runs `fn` on a fresh engine, closing it after. */
 async function onFreshEngine<T>(fn: (engine: Engine) => Promise<T>): Promise<T> {
@@ -174,16 +174,7 @@ describe('the counter simulation on PGlite', () => {
 
   it('30 workers with 3 connections and 2 API pools of 5 + 10 are refused the reserved seats', async () => {
     await onFreshEngine(async (engine) => {
-      const sim = await startCounterSim(engine, {
-        workers: 30,
-        connections: 3,
-        api: 2,
-        poolSize: 5,
-        maxOverflow: 10,
-        uploadRate: 20,
-        requestMinMs: 1000,
-        requestMaxMs: 2000,
-      });
+      const sim = await startCounterSim(engine, crowdedCounter);
       await sim.advance(2000);
       const seen = await sim.observe();
       expect(seen.slots).toEqual({ maxConnections: 100, superuserReserved: 3, reserved: 0 });

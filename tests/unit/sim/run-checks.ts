@@ -54,3 +54,15 @@ export function normaliseEvents(events: readonly SimEvent[]): unknown[] {
     return e;
   });
 }
+
+/** 30 workers × 3 connections and 2 API pools of 5 + 10, busy: more than the seats. */
+export const crowdedCounter = {
+  workers: 30,
+  connections: 3,
+  api: 2,
+  poolSize: 5,
+  maxOverflow: 10,
+  uploadRate: 20,
+  requestMinMs: 1000,
+  requestMaxMs: 2000,
+} as const;
