@@ -1,7 +1,7 @@
 // Claims the session layer's unit tests make "as on a server", checked on PostgreSQL 18
 // beside PGlite.
 import { describe, expect, it } from 'vitest';
-import type { Engine } from '../../src/engine/types';
+import type { Engine, Session } from '../../src/engine/types';
 import { bothEngines } from '../support/both-engines';
 
 /** Resolves with `what`, or with 'still waiting' after `ms`. */
@@ -66,13 +66,64 @@ async function insertOfUncommittedKey(engine: Engine) {
 }
 
 /**
- * Two writers that each want the other's row. A server ends one with 40P01 after
- * deadlock_timeout. On PGlite the first writer's transaction was parked when the second
- * wrote, and its next statement would have to go on in it: the layer says it cannot show
- * that, so no cycle ever forms there.
+ * Two writers that each want the other's row. A server ends the first waiter's statement
+ * with 40P01 after deadlock_timeout, and the other's UPDATE goes on. On PGlite both
+ * transactions are parked by then: the same statement fails with 40P01 and its
+ * transaction rolls back, and the survivor's UPDATE, which would have to go on in its
+ * parked transaction, is named not expressible.
  */
 async function twoRowDeadlock(engine: Engine) {
-  const [a, b] = [await engine.openSession(), await engine.openSession()];
+  const [a, b] = [
+    await engine.openSession({ applicationName: 'worker-01' }),
+    await engine.openSession({ applicationName: 'worker-02' }),
+  ];
+  await a.query(
+    'DROP TABLE IF EXISTS pair; CREATE TABLE pair (id int PRIMARY KEY, v int); INSERT INTO pair VALUES (1, 0), (2, 0)',
+  );
+  const write = async (s: Session, id: number) =>
+    (await s.query(`BEGIN; UPDATE pair SET v = 1 WHERE id = ${id} RETURNING xmin::text`))
+      .results[1]!.rows[0]![0]!;
+  const xids = [await write(a, 1), await write(b, 2)];
+  const outcome = (p: Promise<unknown>) =>
+    p.then(
+      () => 'updated',
+      (e: Error & { code?: string; detail?: string }) =>
+        e.code ? `${e.code} ${e.message}\n${e.detail}` : `${e.name}: ${e.message}`,
+    );
+  const first = outcome(a.query('UPDATE pair SET v = 2 WHERE id = 2'));
+  await within(first, 200);
+  const second = outcome(b.query('UPDATE pair SET v = 2 WHERE id = 1'));
+  const outcomes = [await first, await second].map((text) =>
+    text
+      .replaceAll(String(a.pid), 'A')
+      .replaceAll(String(b.pid), 'B')
+      .replaceAll(xids[0], 'XA')
+      .replaceAll(xids[1], 'XB'),
+  );
+  const observer = await engine.openSession();
+  const { results } = await observer.query(
+    "SELECT state FROM pg_stat_activity WHERE application_name = 'worker-01'",
+  );
+  await observer.close();
+  await a.query('ROLLBACK').catch(() => undefined);
+  await b.query('ROLLBACK').catch(() => undefined);
+  await a.close();
+  await b.close();
+  return { outcomes, victimState: results[0]?.rows[0]?.[0] };
+}
+
+/**
+ * A statement waits inside a transaction that holds an XID, and a third session waits on
+ * that transaction's row. Cancelling the first statement aborts its transaction, which
+ * gives the row up: the third session's UPDATE goes on.
+ */
+async function cancelledWaitFreesItsRows(engine: Engine) {
+  const [a, b, c, observer] = [
+    await engine.openSession({ applicationName: 'worker-01' }),
+    await engine.openSession({ applicationName: 'worker-02' }),
+    await engine.openSession({ applicationName: 'worker-03' }),
+    await engine.openSession(),
+  ];
   await a.query(
     'DROP TABLE IF EXISTS pair; CREATE TABLE pair (id int PRIMARY KEY, v int); INSERT INTO pair VALUES (1, 0), (2, 0)',
   );
@@ -80,18 +131,27 @@ async function twoRowDeadlock(engine: Engine) {
   await b.query('BEGIN; UPDATE pair SET v = 1 WHERE id = 2');
   const outcome = (p: Promise<unknown>) =>
     p.then(
-      () => 'updated',
+      () => 'done',
       (e: Error & { code?: string }) => e.code ?? `${e.name}: ${e.message}`,
     );
   const first = outcome(a.query('UPDATE pair SET v = 2 WHERE id = 2'));
   await within(first, 200);
-  const second = outcome(b.query('UPDATE pair SET v = 2 WHERE id = 1'));
-  const outcomes = [await first, await second];
-  await a.query('ROLLBACK').catch(() => undefined);
-  await b.query('ROLLBACK').catch(() => undefined);
-  await a.close();
-  await b.close();
-  return outcomes;
+  const third = outcome(c.query('UPDATE pair SET v = 3 WHERE id = 1'));
+  await within(third, 200);
+  const activity = async () =>
+    (
+      await observer.query(
+        "SELECT application_name, state, wait_event_type, wait_event FROM pg_stat_activity WHERE application_name LIKE 'worker-%' ORDER BY 1",
+      )
+    ).results[0]!.rows;
+  const before = await activity();
+  await observer.query(`SELECT pg_cancel_backend(${a.pid})`);
+  const outcomes = [await first, await third];
+  const after = await activity();
+  const rows = (await observer.query('SELECT id, v FROM pair ORDER BY id')).results[0]!.rows;
+  for (const s of [a, b]) await s.query('ROLLBACK');
+  for (const s of [a, b, c, observer]) await s.close();
+  return { before, outcomes, after, rows };
 }
 
 describe('session-layer claims on PGlite and on PostgreSQL 18', () => {
@@ -110,12 +170,43 @@ describe('session-layer claims on PGlite and on PostgreSQL 18', () => {
     });
   });
 
-  it('a deadlock ends one statement with 40P01 on a server, and is named not expressible on PGlite', async () => {
-    expect((await twoRowDeadlock(engines.server.engine)).sort()).toEqual(['40P01', 'updated']);
-    const [first] = await twoRowDeadlock(engines.pglite);
-    expect(first).toMatch(
+  it('a deadlock ends the first waiter with 40P01 on both; PGlite names the survivor not expressible', async () => {
+    const victim =
+      '40P01 deadlock detected\n' +
+      'Process A waits for ShareLock on transaction XB; blocked by process B.\n' +
+      'Process B waits for ShareLock on transaction XA; blocked by process A.';
+    const server = await twoRowDeadlock(engines.server.engine);
+    expect(server.outcomes).toEqual([victim, 'updated']);
+    const pglite = await twoRowDeadlock(engines.pglite);
+    expect(pglite.outcomes[0]).toBe(victim);
+    expect(pglite.outcomes[1]).toMatch(
       /^NotExpressibleError: this session’s transaction is parked: .* can only COMMIT or ROLLBACK/,
     );
+    // The victim's transaction is aborted; the session waits for its ROLLBACK.
+    expect(server.victimState).toBe('idle in transaction (aborted)');
+    expect(pglite.victimState).toBe('idle in transaction (aborted)');
+  });
+
+  it('cancelling a wait in a transaction with an XID aborts it and frees its rows', async () => {
+    const expected = {
+      before: [
+        ['worker-01', 'active', 'Lock', 'transactionid'],
+        ['worker-02', 'idle in transaction', 'Client', 'ClientRead'],
+        ['worker-03', 'active', 'Lock', 'transactionid'],
+      ],
+      outcomes: ['57014', 'done'],
+      after: [
+        ['worker-01', 'idle in transaction (aborted)', 'Client', 'ClientRead'],
+        ['worker-02', 'idle in transaction', 'Client', 'ClientRead'],
+        ['worker-03', 'idle', 'Client', 'ClientRead'],
+      ],
+      rows: [
+        ['1', '3'],
+        ['2', '0'],
+      ],
+    };
+    expect(await cancelledWaitFreesItsRows(engines.server.engine)).toEqual(expected);
+    expect(await cancelledWaitFreesItsRows(engines.pglite)).toEqual(expected);
   });
 
   it('pg_terminate_backend of a pid that is no backend warns and returns false', async () => {

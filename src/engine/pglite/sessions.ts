@@ -33,7 +33,14 @@ export type Holding =
     }
   | { kind: 'released' }
   | { kind: 'failed' }
-  | { kind: 'parked'; gid: string; xid: string; emulatedSnapshot: boolean }
+  | {
+      kind: 'parked';
+      gid: string;
+      xid: string;
+      emulatedSnapshot: boolean;
+      /** Its isolation level: only a READ COMMITTED one may wait (see `parkedWait`). */
+      isolation: string;
+    }
   | { kind: 'lost'; reason: string };
 
 /** One simulated connection: what pg_stat_activity shows, and where its transaction is. */
@@ -69,6 +76,8 @@ export interface SessionRecord {
   settings: [name: string, value: string][];
   /** It ran something that may have changed its settings since they were last saved. */
   settingsTouched: boolean;
+  /** The text of each statement it made with PREPARE, by name (see `executedText`). */
+  prepared: Map<string, string>;
 }
 
 /** The answer to one query as plain data: results, or an error with what came before it. */
@@ -123,12 +132,21 @@ export interface LayerOptions {
   stuck?: ReadonlySet<number>;
 }
 
-/** A statement waiting for a parked transaction to end, and how to answer its caller. */
+/** A statement waiting for a lock another session holds, and how to answer its caller. */
 interface Waiter {
   s: SessionRecord;
   sql: string;
   params?: unknown[];
   answer: (reply: QueryReply) => void;
+  /** Whether what it waits for is still held. */
+  held: () => boolean;
+  /**
+   * When its deadlock check runs (its session's deadlock_timeout after the wait began),
+   * or null once it has run: like a server's, it runs once per wait (ProcSleep).
+   */
+  deadlockCheckAt: number | null;
+  /** The lock it waits for, as a server's deadlock report names it. */
+  lock: string;
 }
 
 /** A session as the UI shows it (plain data, so it crosses the worker boundary). */
@@ -156,6 +174,14 @@ export type OpenReply =
   | { ok: true; id: number; pid: number }
   | { ok: false; error: PgErrorFields }
   | { ok: false; notExpressible: string };
+
+/** A relation lock a parked transaction holds. */
+interface ParkedLock {
+  relname: string;
+  mode: LockMode;
+  /** The lock's tag as a server's deadlock report writes it (DescribeLockTag in lmgr.c). */
+  tag: string;
+}
 
 /** Connection slots, read from the engine's own settings. */
 interface Slots {
@@ -232,6 +258,39 @@ const cancelled: QueryReply = {
   partial: { results: [], notices: [] },
 };
 
+/** Why a parked transaction's statement cannot run. */
+const parkedGoesOn =
+  'this session’s transaction is parked: the in-browser engine runs one transaction ' +
+  'at a time, so it set this one aside with PREPARE TRANSACTION when another session ' +
+  'needed PostgreSQL, and a parked transaction can only COMMIT or ROLLBACK ' +
+  '(a real server would let it go on)';
+
+/** A statement that is one call of pg_advisory_lock and nothing else. */
+const advisoryLockAlone =
+  /^\s*SELECT\s+pg_advisory_lock\s*\(\s*-?\d+\s*(?:,\s*-?\d+\s*)?\)\s*;?\s*$/i;
+
+const prepareStatement = /^\s*PREPARE\s+(\w+)(?:\s*\([^()]*\))?\s+AS\s+([\s\S]*)$/i;
+const executeStatement = /^\s*EXECUTE\s+(\w+)/i;
+
+/**
+ * What `sql` runs when `s` sends it: a PREPARE runs nothing (its text is kept), and an
+ * EXECUTE runs the text its session prepared under that name.
+ */
+function executedText(s: SessionRecord, sql: string): string {
+  if (!/\b(?:PREPARE|EXECUTE)\b/i.test(sql)) return sql;
+  return splitStatements(sql)
+    .map(({ sql: statement }) => {
+      const prepare = prepareStatement.exec(statement);
+      if (prepare) {
+        s.prepared.set(prepare[1]!.toLowerCase(), prepare[2]!);
+        return '';
+      }
+      const execute = executeStatement.exec(statement);
+      return execute ? (s.prepared.get(execute[1]!.toLowerCase()) ?? statement) : statement;
+    })
+    .join(';\n');
+}
+
 /** The answer for what the engine cannot show truthfully. */
 function notExpressible(reason: string): QueryReply {
   return { ok: false, notExpressible: reason };
@@ -265,6 +324,8 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
   /** Session-level advisory locks: which session holds each key, and how many times. */
   const advisoryHeld = new Map<string, { holder: SessionRecord; count: number }>();
   let slots: Slots | undefined;
+  /** The database's oid, for advisory lock tags; read when first needed. */
+  let databaseOid: string | undefined;
 
   async function readSlots(): Promise<Slots> {
     const [read] = await backend.exec(
@@ -355,7 +416,7 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
           kind: 'lost',
           reason: `PREPARE TRANSACTION failed (${reply.error.message}), so PostgreSQL rolled it back`,
         }
-      : { kind: 'parked', gid, xid, emulatedSnapshot };
+      : { kind: 'parked', gid, xid, emulatedSnapshot, isolation: holding.isolation };
   }
 
   /** Loads `s`'s session-level settings into the backend, saving the previous owner's. */
@@ -507,6 +568,14 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
       if (at >= sleeper.until) await wake(sleeper.s);
       else next = Math.min(next, sleeper.until);
     }
+    for (const waiter of [...waiters]) {
+      if (waiter.deadlockCheckAt === null || !waiters.includes(waiter)) continue;
+      if (at >= waiter.deadlockCheckAt) {
+        waiter.deadlockCheckAt = null;
+        const cycle = deadlockCycle(waiter);
+        if (cycle) await breakDeadlock(cycle);
+      } else next = Math.min(next, waiter.deadlockCheckAt);
+    }
     clearTimeout(timer);
     if (next !== Infinity && !replaying) {
       const tick: LayerCall = { method: 'tick', args: [] };
@@ -532,6 +601,8 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
   /** Rolls back whatever transaction `r` has, wherever it is, and forgets the session. */
   async function end(r: SessionRecord, why: PgErrorFields): Promise<void> {
     sessions.delete(r.id);
+    const waiting = waiters.findIndex((w) => w.s === r);
+    if (waiting >= 0) waiters.splice(waiting, 1);
     noteAdvisory(r, [{ fn: 'unlock_all', key: '' }]);
     ended.set(r.id, why);
     if (r.holding.kind === 'parked') {
@@ -568,14 +639,29 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
       await wake(r, 'cancel');
       return true;
     }
+    return failWait(r, cancelled);
+  }
+
+  /**
+   * Fails `r`'s waiting statement with `reply`'s error. As on a server, a transaction
+   * block it was in is aborted and gives up its locks (a parked one rolls back), and the
+   * waits those locks held up are tried again.
+   */
+  async function failWait(r: SessionRecord, reply: QueryReply): Promise<boolean> {
     const waiter = waiters.find((w) => w.s === r);
     if (!waiter) return false;
     waiters.splice(waiters.indexOf(waiter), 1);
     stopWaiting(r);
     if (resident === r) await setAside(r);
-    if (r.holding.kind === 'released') r.holding = { kind: 'failed' };
+    const holding = r.holding;
+    if (holding.kind === 'parked') {
+      const rolledBack = await asSuperuser(`ROLLBACK PREPARED '${holding.gid}'`);
+      if (rolledBack.error) throw new Error(`ROLLBACK PREPARED: ${rolledBack.error.message}`);
+    }
+    if (holding.kind !== 'none') r.holding = { kind: 'failed' };
     setState(r, r.holding.kind === 'failed' ? 'idle in transaction (aborted)' : 'idle');
-    waiter.answer(cancelled);
+    waiter.answer(reply);
+    if (holding.kind === 'parked') await wakeWaiters();
     return true;
   }
 
@@ -637,12 +723,10 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
    * never change, and nothing can rename or drop a table it has locked (that would need a
    * conflicting lock), so they are read once per parked transaction.
    */
-  const parkedLocksByGid = new Map<string, { relname: string; mode: LockMode }[]>();
+  const parkedLocksByGid = new Map<string, ParkedLock[]>();
 
   /** Locks that parked transactions hold on relations, with their holders. */
-  async function parkedRelationLocks(): Promise<
-    { holder: SessionRecord; relname: string; mode: LockMode }[]
-  > {
+  async function parkedRelationLocks(): Promise<(ParkedLock & { holder: SessionRecord })[]> {
     const byGid = new Map(
       [...sessions.values()].flatMap((r) =>
         r.holding.kind === 'parked' ? [[r.holding.gid, r] as const] : [],
@@ -655,13 +739,13 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
           SELECT l.virtualtransaction, p.gid
             FROM pg_locks l JOIN pg_prepared_xacts p
               ON l.locktype = 'transactionid' AND l.transactionid = p.transaction)
-        SELECT parked.gid, c.relname, l.mode
+        SELECT parked.gid, c.relname, l.mode, format('relation %s of database %s', l.relation, l.database)
           FROM pg_locks l JOIN parked USING (virtualtransaction)
           JOIN pg_class c ON c.oid = l.relation
          WHERE l.locktype = 'relation'`);
       for (const gid of byGid.keys()) parkedLocksByGid.set(gid, []);
-      for (const [gid, relname, mode] of locks!.rows) {
-        parkedLocksByGid.get(gid!)?.push({ relname: relname!, mode: mode as LockMode });
+      for (const [gid, relname, mode, tag] of locks!.rows) {
+        parkedLocksByGid.get(gid!)?.push({ relname: relname!, mode: mode as LockMode, tag: tag! });
       }
     }
     return [...byGid].flatMap(([gid, holder]) =>
@@ -737,6 +821,8 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
         holder: SessionRecord | null;
         event: 'relation' | 'transactionid';
         watchdog?: boolean;
+        /** The lock, as a deadlock report names it, when it is not the holder's XID. */
+        lock?: string;
       }
     | { verdict: 'unknown'; holder: SessionRecord }
   > {
@@ -749,10 +835,17 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
       const needs = statementNeeds(statement);
       for (const lock of locks) {
         if (!mentions(statement, lock.relname)) continue;
-        if (conflicts(needs.mode, lock.mode)) {
-          return { verdict: 'waits', holder: lock.holder, event: 'relation' };
-        }
         const rowLocks = lock.mode === 'RowShareLock' || lock.mode === 'RowExclusiveLock';
+        if (lock.holder === s) {
+          // A parked session's own locks: a server never waits on them, but a NOWAIT
+          // probe, sent outside its transaction, would fail on them.
+          if (rowLocks && needs.rows.kind === 'lock-rows') return { verdict: 'unknown', holder: s };
+          continue;
+        }
+        if (conflicts(needs.mode, lock.mode)) {
+          const tag = `${needs.mode} on ${lock.tag}`;
+          return { verdict: 'waits', holder: lock.holder, event: 'relation', lock: tag };
+        }
         if (!rowLocks || needs.rows.kind === 'none') continue;
         if (needs.rows.kind === 'unchecked') return { verdict: 'unknown', holder: lock.holder };
         if (needs.rows.kind === 'lock-rows') {
@@ -765,7 +858,9 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
         const { table, alias, where } = needs.rows;
         await enter(s);
         const parkedXids = [...sessions.values()].flatMap((r) =>
-          r.holding.kind === 'parked' && !r.holding.emulatedSnapshot ? [r.holding.xid] : [],
+          r.holding.kind === 'parked' && !r.holding.emulatedSnapshot && r !== s
+            ? [r.holding.xid]
+            : [],
         );
         const target = alias ?? table;
         // XIDs are digits, so they can stand in the text; `params` are the statement's own.
@@ -816,6 +911,11 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
   ): Promise<QueryReply | { wait: Promise<QueryReply> }> {
     if (changesSettings.test(sql)) s.settingsTouched = true;
     const holding = s.holding;
+    // A parked transaction can only end. A statement of a READ COMMITTED one that would
+    // wait still waits, as on a server, since a wait can end without the statement going
+    // on: a deadlock or a cancel fails it and rolls the transaction back. Only once it
+    // would run is it beyond one backend.
+    let parked = false;
     if (holding.kind === 'parked') {
       const how = transactionEnd(sql);
       if (how) {
@@ -823,12 +923,10 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
         await wakeWaiters();
         return reply;
       }
-      return notExpressible(
-        'this session’s transaction is parked: the in-browser engine runs one transaction ' +
-          'at a time, so it set this one aside with PREPARE TRANSACTION when another session ' +
-          'needed PostgreSQL, and a parked transaction can only COMMIT or ROLLBACK ' +
-          '(a real server would let it go on)',
-      );
+      if (holding.isolation !== 'read committed' || holding.emulatedSnapshot) {
+        return notExpressible(parkedGoesOn);
+      }
+      parked = true;
     }
     if (holding.kind === 'lost') {
       s.holding = { kind: 'none' };
@@ -845,7 +943,8 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
           'backend, so other sessions would see this one’s temporary tables',
       );
     }
-    const advisory = sessionAdvisoryLock.test(sql) ? advisoryCalls(sql) : [];
+    const executed = executedText(s, sql);
+    const advisory = sessionAdvisoryLock.test(executed) ? advisoryCalls(executed) : [];
     if (advisory === null) {
       return notExpressible(
         'session-level advisory locks belong to the backend, which every session here shares; ' +
@@ -861,6 +960,17 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     );
     if (taken) {
       const holder = advisoryHeld.get(taken.key)!.holder;
+      // A statement that is only this one call waits whole, and runs whole once the key
+      // is free: the layer, not the backend, keeps who holds it.
+      if (taken.fn === 'lock' && advisoryLockAlone.test(sql)) {
+        if (resident && resident !== s) await setAside(resident);
+        const held = () => {
+          const h = advisoryHeld.get(taken.key);
+          return h !== undefined && h.holder !== s && sessions.has(h.holder.id);
+        };
+        const lock = `ExclusiveLock on advisory lock ${await advisoryTag(taken.key)}`;
+        return waitFor(s, sql, params, { holder, event: 'advisory', lock, held });
+      }
       const whose = `${holder.applicationName} (pid ${holder.pid})`;
       return notExpressible(
         taken.fn === 'try'
@@ -889,6 +999,7 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
       );
     }
     if (verdict.verdict === 'waits') return waitFor(s, sql, params, verdict);
+    if (parked) return notExpressible(parkedGoesOn);
     let reply: BackendReply;
     if (verdict.verdict === 'done') {
       reply = verdict.reply;
@@ -912,7 +1023,24 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     }
     if (!reply.error) noteAdvisory(s, advisory);
     await settle(s, reply, sql, params !== undefined);
+    if (advisory.some((c) => c.fn === 'unlock' || c.fn === 'unlock_all')) await wakeWaiters();
     return toReply(reply);
+  }
+
+  /** The tag of advisory lock `key` (`5` or `1,2`), as DescribeLockTag writes it. */
+  async function advisoryTag(key: string): Promise<string> {
+    if (databaseOid === undefined) {
+      const [read] = await backend.exec(
+        'SELECT oid::text FROM pg_database WHERE datname = current_database()',
+      );
+      databaseOid = read!.rows[0]![0]!;
+    }
+    // One bigint key fills fields 2 and 3 with its high and low halves and field 4 with 1;
+    // two int keys fill them as they are, with 2 (SET_LOCKTAG_INT64/INT32 in lockfuncs.c).
+    const [a, b] = key.split(',').map(BigInt);
+    const u32 = (n: bigint) => BigInt.asUintN(32, n).toString();
+    const fields = b === undefined ? [u32(a! >> 32n), u32(a!), '1'] : [u32(a!), u32(b), '2'];
+    return `[${databaseOid},${fields.join(',')}]`;
   }
 
   /** Records the session-level advisory locks `s` took or gave back. */
@@ -944,7 +1072,13 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     const [taken] = await backend.exec('SELECT pg_current_xact_id()::text');
     const gid = `seat-ledger:${s.id}:${++parkSeq}`;
     await backend.exec(`PREPARE TRANSACTION '${gid}'`);
-    s.holding = { kind: 'parked', gid, xid: taken!.rows[0]![0]!, emulatedSnapshot: true };
+    s.holding = {
+      kind: 'parked',
+      gid,
+      xid: taken!.rows[0]![0]!,
+      emulatedSnapshot: true,
+      isolation: 'read committed',
+    };
     s.xactStart = now();
     s.waitEventType = 'Timeout';
     s.waitEvent = 'PgSleep';
@@ -986,27 +1120,103 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     s: SessionRecord,
     sql: string,
     params: unknown[] | undefined,
-    wait: { holder: SessionRecord | null; event: string; watchdog?: boolean },
+    wait: {
+      holder: SessionRecord | null;
+      event: string;
+      watchdog?: boolean;
+      lock?: string;
+      held?: () => boolean;
+    },
   ): Promise<QueryReply | { wait: Promise<QueryReply> }> {
     if (await residentHasXid(s)) {
       const whom = wait.holder
         ? `${wait.holder.applicationName} (pid ${wait.holder.pid})`
         : 'a parked transaction';
-      return notExpressible(
-        `this session would wait for ${whom} while holding an XID of its own; to let that ` +
-          'session finish, the in-browser engine would have to park this one, and a parked ' +
-          'transaction cannot go on',
-      );
+      if (s.holding.kind !== 'resident' || s.holding.isolation !== 'read committed') {
+        return notExpressible(
+          `this session would wait for ${whom} while holding an XID of its own; to let that ` +
+            'session finish, the in-browser engine would have to park this one, and a parked ' +
+            'transaction cannot go on',
+        );
+      }
+      // Parked, it still waits: the wait may end in a deadlock or a cancel (see runQuery).
+      await setAside(s);
     }
-    s.blockedBy = wait.holder;
+    const { holder } = wait;
+    s.blockedBy = holder;
     s.waitEventType = 'Lock';
     s.waitEvent = wait.event;
     s.waitByWatchdog = wait.watchdog === true;
     // The snapshot the waiting statement took: outside a transaction or in READ COMMITTED
     // a fresh one, in REPEATABLE READ the transaction's (PortalStart takes it first).
-    const [xmin] = await backend.exec('SELECT pg_snapshot_xmin(pg_current_snapshot())::text');
-    s.waitXmin = xmin!.rows[0]![0] ?? null;
-    return { wait: new Promise((answer) => waiters.push({ s, sql, params, answer })) };
+    await loadSettings(s);
+    const [read] = await backend.exec(
+      `SELECT pg_snapshot_xmin(pg_current_snapshot())::text,
+              extract(epoch FROM current_setting('deadlock_timeout')::interval) * 1000`,
+    );
+    const [xmin, deadlockMs] = read!.rows[0]!;
+    s.waitXmin = xmin ?? null;
+    const held =
+      wait.held ??
+      (() => holder !== null && holder.holding.kind === 'parked' && sessions.has(holder.id));
+    // A wait on a row is a wait on the transaction that holds it (XactLockTableWait).
+    const lock =
+      wait.lock ??
+      (holder?.holding.kind === 'parked' ? `ShareLock on transaction ${holder.holding.xid}` : '');
+    const deadlockCheckAt = now().getTime() + Number(deadlockMs);
+    const waiter = (answer: (reply: QueryReply) => void): Waiter => ({
+      s,
+      sql,
+      params,
+      answer,
+      held,
+      lock,
+      deadlockCheckAt,
+    });
+    const reply = new Promise<QueryReply>((answer) => waiters.push(waiter(answer)));
+    await expire(); // sets the timer for its deadlock check
+    return { wait: reply };
+  }
+
+  /**
+   * The waits that lead from `w` back to its own session, `w` first, when its statement
+   * is part of a deadlock; null when it is not.
+   */
+  function deadlockCycle(w: Waiter): Waiter[] | null {
+    const cycle = [w];
+    for (let holder = w.s.blockedBy; holder && cycle.every((c) => c.held());) {
+      if (holder === w.s) return cycle;
+      const next = waiters.find((x) => x.s === holder);
+      if (!next || cycle.includes(next)) return null;
+      cycle.push(next);
+      holder = next.s.blockedBy;
+    }
+    return null;
+  }
+
+  /**
+   * Ends a deadlock as the server whose check found it does (DeadLockReport in
+   * src/backend/storage/lmgr/deadlock.c): the statement of the session that checked
+   * fails with 40P01, naming every wait in the cycle.
+   */
+  async function breakDeadlock(cycle: Waiter[]): Promise<void> {
+    const detail = cycle
+      .map(
+        (w, i) =>
+          `Process ${w.s.pid} waits for ${w.lock}; blocked by process ${cycle[(i + 1) % cycle.length]!.s.pid}.`,
+      )
+      .join('\n');
+    await failWait(cycle[0]!.s, {
+      ok: false,
+      error: {
+        code: '40P01',
+        severity: 'ERROR',
+        message: 'deadlock detected',
+        detail,
+        hint: 'See server log for query details.',
+      },
+      partial: { results: [], notices: [] },
+    });
   }
 
   function toReply(reply: BackendReply): QueryReply {
@@ -1018,10 +1228,7 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
   async function wakeWaiters(): Promise<void> {
     for (const waiter of [...waiters]) {
       const { s, sql, params, answer } = waiter;
-      if (!sessions.has(s.id)) continue;
-      if (s.blockedBy && s.blockedBy.holding.kind === 'parked' && sessions.has(s.blockedBy.id)) {
-        continue;
-      }
+      if (!sessions.has(s.id) || waiter.held()) continue;
       waiters.splice(waiters.indexOf(waiter), 1);
       stopWaiting(s);
       const outcome = await runQuery(s, sql, params);
@@ -1076,6 +1283,7 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
           status: 'I',
           blockedBy: null,
           settingsTouched: false,
+          prepared: new Map(),
           waitByWatchdog: false,
           waitXmin: null,
           timeouts: { idleMs: 0, transactionMs: 0 },

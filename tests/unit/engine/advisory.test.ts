@@ -56,13 +56,29 @@ describe('session-level advisory locks on one backend', () => {
     expect(await refusal(b, 'SELECT pg_advisory_lock(8)')).toBe('ran');
   });
 
-  it('are free again once every hold is given back, or the holder closes', async () => {
+  it('make a lone pg_advisory_lock wait until every hold is given back, or the holder closes', async () => {
     await a.query('SELECT pg_advisory_lock(7); SELECT pg_advisory_lock(7)');
     await a.query('SELECT pg_advisory_unlock(7)');
-    expect(await refusal(b, 'SELECT pg_advisory_lock(7)')).toMatch(/part-way through/);
+    let done = false;
+    const waiting = refusal(b, 'SELECT pg_advisory_lock(7)').finally(() => (done = true));
+    const watcher = await engine.openSession();
+    const { results } = await watcher.query(
+      "SELECT wait_event_type, wait_event FROM pg_stat_activity WHERE application_name = 'worker-b'",
+    );
+    expect(results[0]!.rows).toEqual([['Lock', 'advisory']]);
+    expect(done).toBe(false);
     expect((await a.query('SELECT pg_advisory_unlock(7)')).results[0]!.rows).toEqual([['t']]);
-    expect(await refusal(b, 'SELECT pg_advisory_lock(7)')).toBe('ran');
+    expect(await waiting).toBe('ran');
+    const again = refusal(a, 'SELECT pg_advisory_lock(7)');
     await b.close();
-    expect(await refusal(a, 'SELECT pg_advisory_lock(7)')).toBe('ran');
+    expect(await again).toBe('ran');
+  });
+
+  it('follow a prepared statement to where it is executed', async () => {
+    await a.query('PREPARE take AS SELECT pg_advisory_lock(9)');
+    expect(await refusal(b, 'SELECT pg_advisory_lock(9)')).toBe('ran');
+    expect(await refusal(a, 'BEGIN; EXECUTE take; COMMIT')).toMatch(
+      /would wait, part-way through, for advisory lock 9 that worker-b/,
+    );
   });
 });
