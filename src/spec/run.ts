@@ -1,7 +1,13 @@
 // Runs a parsed `.spec` over any `Engine` the way PostgreSQL's isolation tester does
 // (src/test/isolation/isolationtester.c: run_permutation, try_complete_steps,
 // try_complete_step, step_has_blocker), printing the same text as its `.out` files.
-import { PgError, type Engine, type QueryResult, type Session } from '../engine/types';
+import {
+  PgError,
+  type Engine,
+  type QueryResult,
+  type Session,
+  type SessionOptions,
+} from '../engine/types';
 import { allPermutations, checkSpec, type Step, type TestSpec } from './parse';
 import { formatNotice, formatResultSet, formatServerMessage } from './print';
 
@@ -32,6 +38,11 @@ export interface RunOptions {
   write: (text: string) => void;
   /** Used in application_name as `isolation/<testName>/<session>`, as pg_regress sets it. */
   testName?: string;
+  /**
+   * The role every connection logs in as: the user in the conninfo the tester is given
+   * (a superuser unless said otherwise).
+   */
+  role?: SessionOptions['role'];
   /** PGISOLATIONTIMEOUT in ms: a step is cancelled after this, abandoned after twice it. */
   maxStepWaitMs?: number;
   /** How often a running step is checked for a lock wait (the tester: 10 ms). */
@@ -147,7 +158,10 @@ class Runner {
     const prefix = `isolation/${this.options.testName ?? 'spec'}/`;
     for (const [i, name] of names.entries()) {
       try {
-        const session = await this.options.engine.openSession({ applicationName: prefix + name });
+        const session = await this.options.engine.openSession({
+          applicationName: prefix + name,
+          role: this.options.role,
+        });
         this.conns.push({ name, session, pid: session.pid, active: null, totalNotices: 0 });
       } catch (error) {
         throw new Fatal(`Connection ${i} failed: ${errorText(error)}`);

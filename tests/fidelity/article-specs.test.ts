@@ -111,8 +111,8 @@ describe('the article’s claims on PGlite and on PostgreSQL 18', () => {
   it('horizon: only states holding an XID or a snapshot keep dead tuples, cut off at the blocker', () => {
     const perms = outputs.get('horizon')!.server.split('starting permutation: ').slice(1);
     const kept = perms.map((p) => /[1-9]\d* are dead but not yet removable/.test(p));
-    // delete vacuum | rc begin | rc read | rc write | rc cursor | rr read | ser read
-    expect(kept).toEqual([false, false, false, true, true, true, true]);
+    // delete vacuum | rc begin | rc read | rc write | rc cursor | rr read | ser read | in flight
+    expect(kept).toEqual([false, false, false, true, true, true, true, true]);
     const write = normaliseOut(perms[3]!);
     const blocker = /xid=(<xid\d+>)/.exec(write)![1];
     expect(write).toContain(`removable cutoff: ${blocker},`);

@@ -147,6 +147,11 @@ interface Waiter {
   deadlockCheckAt: number | null;
   /** The lock it waits for, as a server's deadlock report names it. */
   lock: string;
+  /**
+   * The gid of a parked transaction that stands in for the snapshot its statement took,
+   * pinning the horizon as the waiting statement does on a server (emulated).
+   */
+  standIn?: { gid: string; xid: string };
 }
 
 /** A session as the UI shows it (plain data, so it crosses the worker boundary). */
@@ -587,8 +592,9 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
   /** Ends `r` as the server would on a FATAL; a statement it has waiting gets the FATAL. */
   async function terminate(r: SessionRecord, code: string, message: string): Promise<void> {
     const fatal = { code, severity: 'FATAL', message };
-    const waiter = waiters.find((w) => w.s === r) ?? sleepers.get(r.id);
-    if (waiter) waiters.splice(waiters.indexOf(waiter as Waiter), 1);
+    const waiting = waiters.find((w) => w.s === r);
+    if (waiting) await removeWaiter(waiting);
+    const waiter = waiting ?? sleepers.get(r.id);
     sleepers.delete(r.id);
     await end(r, fatal);
     if (waiter) {
@@ -601,24 +607,35 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
   /** Rolls back whatever transaction `r` has, wherever it is, and forgets the session. */
   async function end(r: SessionRecord, why: PgErrorFields): Promise<void> {
     sessions.delete(r.id);
-    const waiting = waiters.findIndex((w) => w.s === r);
-    if (waiting >= 0) waiters.splice(waiting, 1);
+    const waiting = waiters.find((w) => w.s === r);
+    if (waiting) await removeWaiter(waiting);
     noteAdvisory(r, [{ fn: 'unlock_all', key: '' }]);
     ended.set(r.id, why);
-    if (r.holding.kind === 'parked') {
-      const reply = await asSuperuser(`ROLLBACK PREPARED '${r.holding.gid}'`);
-      if (reply.error) throw new Error(`ROLLBACK PREPARED: ${reply.error.message}`);
-    }
     if (resident === r) {
       await backend.exec('ROLLBACK');
       resident = null;
     }
+    if (r.holding.kind === 'parked') await rollbackPrepared(r.holding.gid);
     if (loaded === r) {
       // DISCARD ALL drops temp tables, settings, prepared statements and session
       // advisory locks, as a backend's exit does.
       await backend.exec('DISCARD ALL');
       loaded = null;
     }
+  }
+
+  /** Rolls back prepared transaction `gid`, outside any open one, as PostgreSQL requires. */
+  async function rollbackPrepared(gid: string): Promise<void> {
+    if (resident) await setAside(resident);
+    const reply = await asSuperuser(`ROLLBACK PREPARED '${gid}'`);
+    if (reply.error) throw new Error(`ROLLBACK PREPARED: ${reply.error.message}`);
+  }
+
+  /** Takes `w` off the list of waits, and rolls back the stand-in for its snapshot. */
+  async function removeWaiter(w: Waiter): Promise<void> {
+    waiters.splice(waiters.indexOf(w), 1);
+    if (w.standIn) await rollbackPrepared(w.standIn.gid);
+    w.standIn = undefined;
   }
 
   /** Clears what `s` showed while its statement waited (or slept). */
@@ -650,14 +667,11 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
   async function failWait(r: SessionRecord, reply: QueryReply): Promise<boolean> {
     const waiter = waiters.find((w) => w.s === r);
     if (!waiter) return false;
-    waiters.splice(waiters.indexOf(waiter), 1);
+    await removeWaiter(waiter);
     stopWaiting(r);
     if (resident === r) await setAside(r);
     const holding = r.holding;
-    if (holding.kind === 'parked') {
-      const rolledBack = await asSuperuser(`ROLLBACK PREPARED '${holding.gid}'`);
-      if (rolledBack.error) throw new Error(`ROLLBACK PREPARED: ${rolledBack.error.message}`);
-    }
+    if (holding.kind === 'parked') await rollbackPrepared(holding.gid);
     if (holding.kind !== 'none') r.holding = { kind: 'failed' };
     setState(r, r.holding.kind === 'failed' ? 'idle in transaction (aborted)' : 'idle');
     waiter.answer(reply);
@@ -1095,10 +1109,7 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
   async function wake(s: SessionRecord, how: 'done' | 'cancel' = 'done'): Promise<void> {
     const sleeper = sleepers.get(s.id)!;
     sleepers.delete(s.id);
-    if (s.holding.kind === 'parked') {
-      const reply = await asSuperuser(`ROLLBACK PREPARED '${s.holding.gid}'`);
-      if (reply.error) throw new Error(`ROLLBACK PREPARED: ${reply.error.message}`);
-    }
+    if (s.holding.kind === 'parked') await rollbackPrepared(s.holding.gid);
     s.holding = { kind: 'none' };
     s.xactStart = null;
     stopWaiting(s);
@@ -1156,6 +1167,20 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     );
     const [xmin, deadlockMs] = read!.rows[0]!;
     s.waitXmin = xmin ?? null;
+    // Waiting, the statement holds that snapshot, and on a server it pins the horizon. A
+    // READ COMMITTED session keeps nothing else open, so a parked transaction that takes
+    // an XID now stands in for it (emulated), as for a statement in flight.
+    if (resident === s && s.holding.kind === 'resident' && s.holding.isolation === 'read committed')
+      await setAside(s);
+    let standIn: Waiter['standIn'];
+    if (s.holding.kind === 'none' || s.holding.kind === 'released') {
+      if (resident) await setAside(resident);
+      const gid = `seat-ledger:${s.id}:${++parkSeq}`;
+      await backend.exec('BEGIN');
+      const [taken] = await backend.exec('SELECT pg_current_xact_id()::text');
+      await backend.exec(`PREPARE TRANSACTION '${gid}'`);
+      standIn = { gid, xid: taken!.rows[0]![0]! };
+    }
     const held =
       wait.held ??
       (() => holder !== null && holder.holding.kind === 'parked' && sessions.has(holder.id));
@@ -1172,6 +1197,7 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
       held,
       lock,
       deadlockCheckAt,
+      standIn,
     });
     const reply = new Promise<QueryReply>((answer) => waiters.push(waiter(answer)));
     await expire(); // sets the timer for its deadlock check
@@ -1229,7 +1255,7 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     for (const waiter of [...waiters]) {
       const { s, sql, params, answer } = waiter;
       if (!sessions.has(s.id) || waiter.held()) continue;
-      waiters.splice(waiters.indexOf(waiter), 1);
+      await removeWaiter(waiter);
       stopWaiting(s);
       const outcome = await runQuery(s, sql, params);
       if ('wait' in outcome) outcome.wait.then(answer);
@@ -1402,21 +1428,25 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     /** What the UI shows of every session: state, wait, and the XID it holds if parked. */
     list(): Promise<SessionInfo[]> {
       return serial(async () =>
-        [...sessions.values()].map((s) => ({
-          id: s.id,
-          pid: s.pid,
-          applicationName: s.applicationName,
-          role: s.role,
-          state: s.state,
-          xactStart: s.xactStart?.toISOString() ?? null,
-          query: s.query,
-          waitEventType: s.waitEventType,
-          waitEvent: s.waitEvent,
-          blockedByPid: s.blockedBy?.pid ?? null,
-          parkedXid: s.holding.kind === 'parked' ? s.holding.xid : null,
-          emulated: s.holding.kind === 'parked' && s.holding.emulatedSnapshot,
-          watchdog: s.waitByWatchdog,
-        })),
+        [...sessions.values()].map((s) => {
+          const standIn = waiters.find((w) => w.s === s)?.standIn;
+          return {
+            id: s.id,
+            pid: s.pid,
+            applicationName: s.applicationName,
+            role: s.role,
+            state: s.state,
+            xactStart: s.xactStart?.toISOString() ?? null,
+            query: s.query,
+            waitEventType: s.waitEventType,
+            waitEvent: s.waitEvent,
+            blockedByPid: s.blockedBy?.pid ?? null,
+            parkedXid: s.holding.kind === 'parked' ? s.holding.xid : (standIn?.xid ?? null),
+            emulated:
+              (s.holding.kind === 'parked' && s.holding.emulatedSnapshot) || standIn !== undefined,
+            watchdog: s.waitByWatchdog,
+          };
+        }),
       );
     },
   };
