@@ -68,7 +68,9 @@ describe('the SQL console: one tab per session', () => {
     await typeSql(page, CLAIM);
     await page.getByRole('button', { name: 'Run' }).click();
     const waiting = await badgeShows(page, 'session 3', 'Lock/transactionid');
-    expect(waiting).toMatch(/^active · waiting: Lock\/transactionid on pid \d+$/);
+    expect(waiting).toMatch(
+      /^active · XID \d+ \(emulated: snapshot held\) · waiting: Lock\/transactionid on pid \d+$/,
+    );
     await page.getByText('Waiting for a lock…').waitFor();
     expect(await page.getByRole('button', { name: 'Cancel' }).isVisible()).toBe(true);
     // The other tabs keep working while this statement waits.

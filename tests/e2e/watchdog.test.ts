@@ -44,7 +44,7 @@ describe('the watchdog: a wait no check foresaw', () => {
     const before = await startRun(page, "INSERT INTO uploads VALUES ('cat.png');");
     const badge = await badgeShows(page, 'session 3', 'Lock/transactionid', 30_000);
     expect(badge).toMatch(
-      /^active · waiting: Lock\/transactionid on pid \d+ \(found by the watchdog\)$/,
+      /^active · XID \d+ \(emulated: snapshot held\) · waiting: Lock\/transactionid on pid \d+ \(found by the watchdog\)$/,
     );
     await page.getByText('Waiting for a lock…').waitFor();
     expect(await page.getByRole('button', { name: 'Cancel' }).isVisible()).toBe(true);

@@ -76,8 +76,11 @@ export interface SessionRecord {
   settings: [name: string, value: string][];
   /** It ran something that may have changed its settings since they were last saved. */
   settingsTouched: boolean;
-  /** The text of each statement it made with PREPARE, by name (see `executedText`). */
-  prepared: Map<string, string>;
+  /**
+   * Its prepared statements, by name: the PREPARE that made each, and the text it runs.
+   * They belong to a backend, so they are made again whenever the session gets it.
+   */
+  prepared: Map<string, { statement: string; text: string }>;
 }
 
 /** The answer to one query as plain data: results, or an error with what came before it. */
@@ -237,6 +240,9 @@ const sessionAdvisoryLock = /\bpg_(?:try_)?advisory_(?:un)?lock(?:_shared|_all)?
 const temporaryObject =
   /\bCREATE\s+(?:(?:GLOBAL|LOCAL)\s+)?(?:TEMP|TEMPORARY)\s+(?:TABLE|VIEW|SEQUENCE)\b|\bINTO\s+(?:TEMP|TEMPORARY)\b/i;
 
+/** A cursor that outlives its transaction, or a LISTEN: both are the backend's. */
+const backendWide = /\bWITH\s+HOLD\b|(?:^|;)\s*(?:LISTEN|UNLISTEN)\b/im;
+
 /**
  * Statements that may change session settings (SET, RESET, DISCARD, set_config); the
  * others leave them as last saved, so switching away from their session reads nothing.
@@ -277,23 +283,35 @@ const advisoryLockAlone =
 const prepareStatement = /^\s*PREPARE\s+(\w+)(?:\s*\([^()]*\))?\s+AS\s+([\s\S]*)$/i;
 const executeStatement = /^\s*EXECUTE\s+(\w+)/i;
 
+const deallocateStatement = /^\s*DEALLOCATE\s+(?:PREPARE\s+)?(\w+)/i;
+const discardAll = /^\s*DISCARD\s+ALL\b/i;
+
 /**
- * What `sql` runs when `s` sends it: a PREPARE runs nothing (its text is kept), and an
- * EXECUTE runs the text its session prepared under that name.
+ * What `sql` runs when `s` sends it: a PREPARE runs nothing, and an EXECUTE runs the
+ * text its session prepared under that name.
  */
 function executedText(s: SessionRecord, sql: string): string {
   if (!/\b(?:PREPARE|EXECUTE)\b/i.test(sql)) return sql;
   return splitStatements(sql)
     .map(({ sql: statement }) => {
-      const prepare = prepareStatement.exec(statement);
-      if (prepare) {
-        s.prepared.set(prepare[1]!.toLowerCase(), prepare[2]!);
-        return '';
-      }
+      if (prepareStatement.test(statement)) return '';
       const execute = executeStatement.exec(statement);
-      return execute ? (s.prepared.get(execute[1]!.toLowerCase()) ?? statement) : statement;
+      return execute ? (s.prepared.get(execute[1]!.toLowerCase())?.text ?? statement) : statement;
     })
     .join(';\n');
+}
+
+/** Keeps `s`'s list of prepared statements up to date after `sql` ran without error. */
+function notePrepared(s: SessionRecord, sql: string): void {
+  if (!/\b(?:PREPARE|DEALLOCATE|DISCARD)\b/i.test(sql)) return;
+  for (const { sql: statement } of splitStatements(sql)) {
+    const prepare = prepareStatement.exec(statement);
+    const deallocate = deallocateStatement.exec(statement);
+    if (prepare) s.prepared.set(prepare[1]!.toLowerCase(), { statement, text: prepare[2]! });
+    else if (discardAll.test(statement) || deallocate?.[1]!.toLowerCase() === 'all') {
+      s.prepared.clear();
+    } else if (deallocate) s.prepared.delete(deallocate[1]!.toLowerCase());
+  }
 }
 
 /** The answer for what the engine cannot show truthfully. */
@@ -446,6 +464,9 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     await backend.exec('SELECT set_config(key, value, false) FROM jsonb_each_text($1)', [
       { ...Object.fromEntries(s.settings), 'sim.pid': String(s.pid) },
     ]);
+    // Prepared statements too: the last owner's go, this session's are made again.
+    if (loaded?.prepared.size) await backend.exec('DEALLOCATE ALL');
+    for (const { statement } of s.prepared.values()) await backend.run(statement);
     loaded = s;
   }
 
@@ -957,6 +978,12 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
           'backend, so other sessions would see this one’s temporary tables',
       );
     }
+    if (backendWide.test(sql) && sessions.size > 1) {
+      return notExpressible(
+        'cursors WITH HOLD and LISTEN belong to the backend, and every session here shares ' +
+          'PGlite’s one backend, so other sessions would share this one’s',
+      );
+    }
     const executed = executedText(s, sql);
     const advisory = sessionAdvisoryLock.test(executed) ? advisoryCalls(executed) : [];
     if (advisory === null) {
@@ -1030,12 +1057,16 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
       }
       reply = sent;
       if (seesSessions) {
+        if (!reply.error) notePrepared(s, sql);
         await settle(s, reply, sql, params !== undefined);
         await carryOut(await takeSignals());
         return toReply(reply);
       }
     }
-    if (!reply.error) noteAdvisory(s, advisory);
+    if (!reply.error) {
+      noteAdvisory(s, advisory);
+      notePrepared(s, sql);
+    }
     await settle(s, reply, sql, params !== undefined);
     if (advisory.some((c) => c.fn === 'unlock' || c.fn === 'unlock_all')) await wakeWaiters();
     return toReply(reply);
