@@ -529,6 +529,14 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
 
   /** The session table as `sim.sessions()` reads it, with `current` as the querying one. */
   function sessionsJson(current: SessionRecord): string {
+    /**
+     * A statement that waits on a row has taken an XID on a server (heap_update and
+     * heap_lock_tuple are handed one); its snapshot's stand-in took one as the wait began.
+     */
+    const rowWaitXid = (r: SessionRecord) =>
+      r.waitEvent === 'transactionid'
+        ? (waiters.find((w) => w.s === r)?.standIn?.gid ?? null)
+        : null;
     return JSON.stringify(
       [...sessions.values()].map((r) => ({
         pid: r.pid,
@@ -543,7 +551,7 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
         wait_event: r.state.startsWith('idle') ? 'ClientRead' : r.waitEvent,
         state: r.state,
         query: r.query,
-        gid: r.holding.kind === 'parked' ? r.holding.gid : null,
+        gid: r.holding.kind === 'parked' ? r.holding.gid : rowWaitXid(r),
         emulated: r.holding.kind === 'parked' && r.holding.emulatedSnapshot,
         is_current: r === current,
         blocked_by: r.blockedBy?.pid ?? null,
