@@ -166,6 +166,34 @@ describe('the SQL console: one tab per session', () => {
     await phone.close();
   });
 
+  it('a deadlock between two tabs ends one statement with 40P01 and names the cycle', async () => {
+    await tab(page, 'you').click();
+    // Only worker-07's check, deadlock_timeout after its wait began, may find the cycle.
+    await runSql(page, "SET deadlock_timeout = '100s'; SELECT pg_advisory_lock(1);");
+    await tab(page, 'worker-07').click();
+    await runSql(page, 'SELECT pg_advisory_lock(2);');
+    await tab(page, 'you').click();
+    await startRun(page, 'SELECT pg_advisory_lock(2);');
+    expect(await badgeShows(page, 'you', 'Lock/advisory')).toMatch(/waiting: Lock\/advisory/);
+    await tab(page, 'worker-07').click();
+    const before = await startRun(page, 'SELECT pg_advisory_lock(1);');
+    await runsAfter(page, before);
+    const error = await page.getByRole('region', { name: 'Error' }).innerText();
+    expect(error).toContain('SQLSTATE: 40P01');
+    expect(error).toContain('deadlock detected');
+    expect(error).toMatch(
+      /Process \d+ waits for ExclusiveLock on advisory lock \[\d+,0,1,1\]; blocked by process \d+\./,
+    );
+    // Session-level locks outlive the error: "you" waits until worker-07 gives key 2 back.
+    expect(await badgeShows(page, 'you', 'Lock/advisory')).toMatch(/waiting: Lock\/advisory/);
+    await runSql(page, 'SELECT pg_advisory_unlock(2);');
+    await badgeShows(page, 'you', /^idle$/);
+    await tab(page, 'you').click();
+    expect(
+      await runSql(page, 'SELECT pg_advisory_unlock_all(); RESET deadlock_timeout;'),
+    ).toContain('RESET');
+  });
+
   it('Reset gives a single "you" tab on a fresh database', async () => {
     await page.getByRole('button', { name: 'Reset' }).click();
     await page.getByText('Engine restarted: a fresh database.').waitFor({ timeout: 60_000 });
