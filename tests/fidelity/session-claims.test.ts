@@ -154,6 +154,38 @@ async function cancelledWaitFreesItsRows(engine: Engine) {
   return { before, outcomes, after, rows };
 }
 
+/**
+ * A session in the middle of its own transaction cancels another session's wait, and
+ * goes on with its transaction.
+ */
+async function cancelFromATransaction(engine: Engine) {
+  const [holder, waiter, you] = [
+    await engine.openSession({ applicationName: 'worker-01' }),
+    await engine.openSession({ applicationName: 'worker-02' }),
+    await engine.openSession(),
+  ];
+  await holder.query(
+    'DROP TABLE IF EXISTS trio; CREATE TABLE trio (id int PRIMARY KEY, v int); INSERT INTO trio VALUES (1, 0), (2, 0), (3, 0)',
+  );
+  await holder.query('BEGIN; UPDATE trio SET v = 1 WHERE id = 1');
+  const waiting = waiter.query('UPDATE trio SET v = 2 WHERE id = 1').then(
+    () => 'done',
+    (e: Error & { code?: string }) => e.code ?? `${e.name}: ${e.message}`,
+  );
+  await within(waiting, 200);
+  await you.query('BEGIN; UPDATE trio SET v = 3 WHERE id = 2');
+  await you.query(`SELECT pg_cancel_backend(${waiter.pid})`);
+  const cancelled = await waiting;
+  const goesOn = await you.query('UPDATE trio SET v = 3 WHERE id = 3').then(
+    (r) => r.results[0]!.command,
+    (e: Error) => `${e.name}: ${e.message}`,
+  );
+  await you.query('COMMIT');
+  await holder.query('ROLLBACK');
+  for (const s of [holder, waiter, you]) await s.close();
+  return { cancelled, goesOn };
+}
+
 describe('session-layer claims on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
 
@@ -207,6 +239,12 @@ describe('session-layer claims on PGlite and on PostgreSQL 18', () => {
     };
     expect(await cancelledWaitFreesItsRows(engines.server.engine)).toEqual(expected);
     expect(await cancelledWaitFreesItsRows(engines.pglite)).toEqual(expected);
+  });
+
+  it('a session that cancels another’s wait from inside its transaction goes on with it', async () => {
+    const expected = { cancelled: '57014', goesOn: 'UPDATE' };
+    expect(await cancelFromATransaction(engines.server.engine)).toEqual(expected);
+    expect(await cancelFromATransaction(engines.pglite)).toEqual(expected);
   });
 
   it('pg_terminate_backend of a pid that is no backend warns and returns false', async () => {

@@ -393,8 +393,16 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     s.state = state;
   }
 
-  /** Sets the resident's transaction aside so another session can use the backend. */
+  /**
+   * Sets the resident's transaction aside so another session can use the backend; with
+   * the backend free, spent stand-ins are rolled back.
+   */
   async function setAside(r: SessionRecord): Promise<void> {
+    await putAside(r);
+    await rollBackSpentStandIns();
+  }
+
+  async function putAside(r: SessionRecord): Promise<void> {
     const holding = r.holding;
     resident = null;
     if (holding.kind !== 'resident') return;
@@ -473,6 +481,7 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
   /** Makes the backend `s`'s: sets the resident aside, loads settings, reopens `s`'s transaction. */
   async function enter(s: SessionRecord): Promise<void> {
     if (resident && resident !== s) await setAside(resident);
+    await rollBackSpentStandIns();
     await loadSettings(s);
     if (s.holding.kind === 'released') {
       await backend.exec('BEGIN ISOLATION LEVEL READ COMMITTED');
@@ -660,11 +669,27 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     if (reply.error) throw new Error(`ROLLBACK PREPARED: ${reply.error.message}`);
   }
 
-  /** Takes `w` off the list of waits, and rolls back the stand-in for its snapshot. */
+  /**
+   * Stand-ins whose wait is over. Rolling one back needs a backend with no transaction
+   * open, and the resident's must not be set aside for it (a session that cancels a wait
+   * from inside its own transaction goes on with it), so it waits for the next moment
+   * the backend is free. It holds no lock, and nothing shows it meanwhile.
+   */
+  const spentStandIns: string[] = [];
+
+  async function rollBackSpentStandIns(): Promise<void> {
+    while (!resident && spentStandIns.length > 0) {
+      const reply = await asSuperuser(`ROLLBACK PREPARED '${spentStandIns.shift()!}'`);
+      if (reply.error) throw new Error(`ROLLBACK PREPARED: ${reply.error.message}`);
+    }
+  }
+
+  /** Takes `w` off the list of waits; the stand-in for its snapshot is spent. */
   async function removeWaiter(w: Waiter): Promise<void> {
     waiters.splice(waiters.indexOf(w), 1);
-    if (w.standIn) await rollbackPrepared(w.standIn.gid);
+    if (w.standIn) spentStandIns.push(w.standIn.gid);
     w.standIn = undefined;
+    await rollBackSpentStandIns();
   }
 
   /** Clears what `s` showed while its statement waited (or slept). */
