@@ -48,7 +48,10 @@ describe('the watchdog: a wait no check foresaw', () => {
     );
     await page.getByText('Waiting for a lock…').waitFor();
     expect(await page.getByRole('button', { name: 'Cancel' }).isVisible()).toBe(true);
-    expect(await stopGapSampling(page)).toBeLessThan(100);
+    // The stuck worker keeps one core busy until it is replaced, and a 2-core test machine
+    // shares the other between this page, the browser and the test runner: frames there
+    // have come 100–170 ms apart. A frozen page would miss them for seconds.
+    expect(await stopGapSampling(page)).toBeLessThan(250);
 
     // The holder still has its transaction and XID; the first tab still works.
     expect(await badgeShows(page, 'session 2', /XID \d+/)).toMatch(
