@@ -186,6 +186,44 @@ async function cancelFromATransaction(engine: Engine) {
   return { cancelled, goesOn };
 }
 
+/**
+ * A cycle through a table lock and an advisory lock: the DETAIL names each by its lock
+ * tag, as DescribeLockTag writes it. The locker's deadlock_timeout is the shorter, so its
+ * statement is the one that fails.
+ */
+async function tableAndAdvisoryDeadlock(engine: Engine) {
+  const [worker, locker] = [
+    await engine.openSession({ applicationName: 'worker-01' }),
+    await engine.openSession({ applicationName: 'worker-02' }),
+  ];
+  await worker.query(
+    "DROP TABLE IF EXISTS ledger, notes; CREATE TABLE ledger (id int); CREATE TABLE notes (n text); SET deadlock_timeout = '100s'",
+  );
+  await worker.query('SELECT pg_advisory_lock(1)');
+  await locker.query(
+    "SET deadlock_timeout = '200ms'; BEGIN; LOCK TABLE ledger; INSERT INTO notes VALUES ('locked')",
+  );
+  const reading = worker.query('SELECT count(*) FROM ledger').then(() => 'read');
+  await within(reading, 200);
+  const detail = await locker.query('SELECT pg_advisory_lock(1)').then(
+    () => 'locked',
+    (e: Error & { code?: string; detail?: string }) => `${e.code}\n${e.detail}`,
+  );
+  await locker.query('ROLLBACK');
+  const read = await reading;
+  const oid = (await worker.query("SELECT 'ledger'::regclass::oid::text")).results[0]!.rows[0]![0]!;
+  await worker.query('SELECT pg_advisory_unlock(1)');
+  await worker.close();
+  await locker.close();
+  return {
+    detail: detail
+      .replaceAll(String(worker.pid), 'W')
+      .replaceAll(String(locker.pid), 'L')
+      .replace(`relation ${oid} `, 'relation <ledger> '),
+    read,
+  };
+}
+
 describe('session-layer claims on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
 
@@ -217,6 +255,18 @@ describe('session-layer claims on PGlite and on PostgreSQL 18', () => {
     // The victim's transaction is aborted; the session waits for its ROLLBACK.
     expect(server.victimState).toBe('idle in transaction (aborted)');
     expect(pglite.victimState).toBe('idle in transaction (aborted)');
+  });
+
+  it('a deadlock’s DETAIL names table and advisory locks by their tags', async () => {
+    const expected = {
+      detail:
+        '40P01\n' +
+        'Process L waits for ExclusiveLock on advisory lock [5,0,1,1]; blocked by process W.\n' +
+        'Process W waits for AccessShareLock on relation <ledger> of database 5; blocked by process L.',
+      read: 'read',
+    };
+    expect(await tableAndAdvisoryDeadlock(engines.server.engine)).toEqual(expected);
+    expect(await tableAndAdvisoryDeadlock(engines.pglite)).toEqual(expected);
   });
 
   it('cancelling a wait in a transaction with an XID aborts it and frees its rows', async () => {

@@ -38,7 +38,7 @@ export type Holding =
       gid: string;
       xid: string;
       emulatedSnapshot: boolean;
-      /** Its isolation level: only a READ COMMITTED one may wait (see `parkedWait`). */
+      /** Its isolation level: only a READ COMMITTED one may wait (see `runQuery`). */
       isolation: string;
     }
   | { kind: 'lost'; reason: string };
@@ -314,6 +314,9 @@ function notePrepared(s: SessionRecord, sql: string): void {
   }
 }
 
+/** Whether a table lock in `mode` is the one a transaction takes with rows it locks or changes. */
+const locksRows = (mode: LockMode) => mode === 'RowShareLock' || mode === 'RowExclusiveLock';
+
 /** The answer for what the engine cannot show truthfully. */
 function notExpressible(reason: string): QueryReply {
   return { ok: false, notExpressible: reason };
@@ -393,16 +396,8 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     s.state = state;
   }
 
-  /**
-   * Sets the resident's transaction aside so another session can use the backend; with
-   * the backend free, spent stand-ins are rolled back.
-   */
+  /** Sets the resident's transaction aside so another session can use the backend. */
   async function setAside(r: SessionRecord): Promise<void> {
-    await putAside(r);
-    await rollBackSpentStandIns();
-  }
-
-  async function putAside(r: SessionRecord): Promise<void> {
     const holding = r.holding;
     resident = null;
     if (holding.kind !== 'resident') return;
@@ -678,10 +673,7 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
   const spentStandIns: string[] = [];
 
   async function rollBackSpentStandIns(): Promise<void> {
-    while (!resident && spentStandIns.length > 0) {
-      const reply = await asSuperuser(`ROLLBACK PREPARED '${spentStandIns.shift()!}'`);
-      if (reply.error) throw new Error(`ROLLBACK PREPARED: ${reply.error.message}`);
-    }
+    while (!resident && spentStandIns.length > 0) await rollbackPrepared(spentStandIns.shift()!);
   }
 
   /** Takes `w` off the list of waits; the stand-in for its snapshot is spent. */
@@ -863,12 +855,7 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
   /** The parked session most likely holding what `sql` waits for: one with row locks on a table it names. */
   async function likelyHolder(sql: string): Promise<SessionRecord | null> {
     const locks = await parkedRelationLocks();
-    return (
-      locks.find(
-        (l) =>
-          (l.mode === 'RowShareLock' || l.mode === 'RowExclusiveLock') && mentions(sql, l.relname),
-      )?.holder ?? null
-    );
+    return locks.find((l) => locksRows(l.mode) && mentions(sql, l.relname))?.holder ?? null;
   }
 
   /**
@@ -903,7 +890,7 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
       const needs = statementNeeds(statement);
       for (const lock of locks) {
         if (!mentions(statement, lock.relname)) continue;
-        const rowLocks = lock.mode === 'RowShareLock' || lock.mode === 'RowExclusiveLock';
+        const rowLocks = locksRows(lock.mode);
         if (lock.holder === s) {
           // A parked session's own locks: a server never waits on them, but a NOWAIT
           // probe, sent outside its transaction, would fail on them.
@@ -1146,17 +1133,8 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     ms: number,
   ): Promise<{ wait: Promise<QueryReply> }> {
     await loadSettings(s);
-    await backend.exec('BEGIN');
-    const [taken] = await backend.exec('SELECT pg_current_xact_id()::text');
-    const gid = `seat-ledger:${s.id}:${++parkSeq}`;
-    await backend.exec(`PREPARE TRANSACTION '${gid}'`);
-    s.holding = {
-      kind: 'parked',
-      gid,
-      xid: taken!.rows[0]![0]!,
-      emulatedSnapshot: true,
-      isolation: 'read committed',
-    };
+    const { gid, xid } = await takeStandIn(s);
+    s.holding = { kind: 'parked', gid, xid, emulatedSnapshot: true, isolation: 'read committed' };
     s.xactStart = now();
     s.waitEventType = 'Timeout';
     s.waitEvent = 'PgSleep';
@@ -1164,6 +1142,18 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     const wait = new Promise<QueryReply>((answer) => sleepers.set(s.id, { s, sql, until, answer }));
     await expire(); // sets the timer for its end
     return { wait };
+  }
+
+  /**
+   * A parked transaction that takes an XID now and holds nothing else: it pins the horizon
+   * where a snapshot taken now would, for `s` (the backend must have no transaction open).
+   */
+  async function takeStandIn(s: SessionRecord): Promise<{ gid: string; xid: string }> {
+    const gid = `seat-ledger:${s.id}:${++parkSeq}`;
+    await backend.exec('BEGIN');
+    const [taken] = await backend.exec('SELECT pg_current_xact_id()::text');
+    await backend.exec(`PREPARE TRANSACTION '${gid}'`);
+    return { gid, xid: taken!.rows[0]![0]! };
   }
 
   /**
@@ -1182,7 +1172,6 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
       sleeper.answer(cancelled);
       return;
     }
-    if (resident && resident !== s) await setAside(resident);
     await enter(s);
     const reply = await backend.run(sleeper.sql.replace(inFlightSleep, 'SELECT pg_sleep(0)'));
     await settle(s, reply, sleeper.sql, false);
@@ -1203,21 +1192,18 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
       held?: () => boolean;
     },
   ): Promise<QueryReply | { wait: Promise<QueryReply> }> {
-    if (await residentHasXid(s)) {
-      const whom = wait.holder
-        ? `${wait.holder.applicationName} (pid ${wait.holder.pid})`
-        : 'a parked transaction';
-      if (s.holding.kind !== 'resident' || s.holding.isolation !== 'read committed') {
-        return notExpressible(
-          `this session would wait for ${whom} while holding an XID of its own; to let that ` +
-            'session finish, the in-browser engine would have to park this one, and a parked ' +
-            'transaction cannot go on',
-        );
-      }
-      // Parked, it still waits: the wait may end in a deadlock or a cancel (see runQuery).
-      await setAside(s);
-    }
     const { holder } = wait;
+    const readCommitted = s.holding.kind === 'resident' && s.holding.isolation === 'read committed';
+    if (!readCommitted && (await residentHasXid(s))) {
+      const whom = holder
+        ? `${holder.applicationName} (pid ${holder.pid})`
+        : 'a parked transaction';
+      return notExpressible(
+        `this session would wait for ${whom} while holding an XID of its own; to let that ` +
+          'session finish, the in-browser engine would have to park this one, and a parked ' +
+          'transaction cannot go on',
+      );
+    }
     s.blockedBy = holder;
     s.waitEventType = 'Lock';
     s.waitEvent = wait.event;
@@ -1231,19 +1217,15 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     );
     const [xmin, deadlockMs] = read!.rows[0]!;
     s.waitXmin = xmin ?? null;
-    // Waiting, the statement holds that snapshot, and on a server it pins the horizon. A
-    // READ COMMITTED session keeps nothing else open, so a parked transaction that takes
-    // an XID now stands in for it (emulated), as for a statement in flight.
-    if (resident === s && s.holding.kind === 'resident' && s.holding.isolation === 'read committed')
-      await setAside(s);
+    // A READ COMMITTED transaction is set aside: parked when it holds an XID (it still
+    // waits: the wait may end in a deadlock or a cancel, see runQuery), else closed. The
+    // waiting statement holds its snapshot, which on a server pins the horizon; a parked
+    // transaction that takes an XID now stands in for it (emulated), as for one in flight.
+    if (resident === s && readCommitted) await setAside(s);
     let standIn: Waiter['standIn'];
     if (s.holding.kind === 'none' || s.holding.kind === 'released') {
       if (resident) await setAside(resident);
-      const gid = `seat-ledger:${s.id}:${++parkSeq}`;
-      await backend.exec('BEGIN');
-      const [taken] = await backend.exec('SELECT pg_current_xact_id()::text');
-      await backend.exec(`PREPARE TRANSACTION '${gid}'`);
-      standIn = { gid, xid: taken!.rows[0]![0]! };
+      standIn = await takeStandIn(s);
     }
     const held =
       wait.held ??
