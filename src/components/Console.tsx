@@ -492,7 +492,7 @@ function SessionPanel({
 
   const busy = running || resetting;
   const waiting = running && info?.state === 'active' && info.waitEventType !== null;
-  const sleeping = waiting && info?.waitEventType === 'Timeout';
+  const sleeping = waiting && info?.waitEvent === 'PgSleep';
   const liveStatus =
     engineStatus ??
     (sleeping

@@ -12,8 +12,15 @@ import type { SimEvent } from '../sim/events';
 import type { Observation } from '../sim/observe';
 import { horizonSql } from '../sim/queries';
 import { workerName } from '../sim/worker';
+import { commandTag, noticeText } from './console-text';
 import { eventSentence } from './counter-events';
-import type { CounterSettings, Shape } from '../sim/settings';
+import {
+  clampSetting,
+  settingLimits,
+  type CounterSettings,
+  type NumberKey,
+  type Shape,
+} from '../sim/settings';
 import { describeChange } from '../viz/counter-describe';
 import type { CounterPicture } from '../viz/counter-picture';
 import { drawCounter } from '../viz/counter';
@@ -29,6 +36,12 @@ const SHOW_MS = 200;
 /** A screen reader hears what changed at most this often. */
 const ANNOUNCE_MS = 5000;
 const SPEEDS = [0.25, 0.5, 1, 2, 4, 8];
+
+/** A field's bounds: the setting's own limits. */
+const limitsOf = (name: NumberKey) => ({
+  min: settingLimits[name].min,
+  max: settingLimits[name].max,
+});
 
 /** The bank-counter demo (`counter`): workers and API processes on real sessions. */
 export function CounterDemo({ embed = false }: { embed?: boolean }) {
@@ -303,7 +316,7 @@ function CounterBody({ engine, setRootData }: DemoContext) {
       <div className="counter-controls" role="group" aria-label="Counter settings">
         <WholeNumberField
           label="Workers"
-          max={40}
+          {...limitsOf('workers')}
           value={workers}
           onChange={(n) => {
             setWorkers(n);
@@ -312,7 +325,7 @@ function CounterBody({ engine, setRootData }: DemoContext) {
         />
         <WholeNumberField
           label="API processes"
-          max={4}
+          {...limitsOf('api')}
           value={api}
           onChange={(n) => {
             setApi(n);
@@ -335,7 +348,7 @@ function CounterBody({ engine, setRootData }: DemoContext) {
                 checked={shape === value}
                 onChange={() => {
                   setShape(value);
-                  restartWith({ shape: value, connections });
+                  restartWith({ shape: value });
                 }}
               />{' '}
               {label}
@@ -349,7 +362,7 @@ function CounterBody({ engine, setRootData }: DemoContext) {
             onChange={(e) => {
               const n = Number(e.target.value);
               setConnections(n);
-              restartWith({ shape, connections: n });
+              restartWith({ connections: n });
             }}
           >
             <option value={1}>1</option>
@@ -361,12 +374,11 @@ function CounterBody({ engine, setRootData }: DemoContext) {
           Uploads per second{' '}
           <input
             type="number"
-            min={0}
-            max={50}
+            {...limitsOf('uploadRate')}
             step={0.5}
             value={uploadRate}
             onChange={(e) => {
-              const n = Math.min(50, Math.max(0, Number(e.target.value) || 0));
+              const n = clampSetting('uploadRate', Number(e.target.value));
               setUploadRate(n);
               void simRef.current?.setUploadRate(n);
             }}
@@ -376,8 +388,7 @@ function CounterBody({ engine, setRootData }: DemoContext) {
           <legend>Each API process&apos;s pool (restarts the counter)</legend>
           <WholeNumberField
             label="pool_size"
-            min={1}
-            max={50}
+            {...limitsOf('poolSize')}
             value={pool.poolSize}
             onChange={(poolSize) => {
               setPool((p) => ({ ...p, poolSize }));
@@ -386,7 +397,7 @@ function CounterBody({ engine, setRootData }: DemoContext) {
           />
           <WholeNumberField
             label="max_overflow"
-            max={50}
+            {...limitsOf('maxOverflow')}
             value={pool.maxOverflow}
             onChange={(maxOverflow) => {
               setPool((p) => ({ ...p, maxOverflow }));
@@ -550,7 +561,7 @@ function CounterBody({ engine, setRootData }: DemoContext) {
           ) : (
             <p className="counter-hint">
               VACUUM (VERBOSE) and the pg_stat_activity query run here, in a session of your own (
-              <code>you</code>), on the same PostgreSQL the workers use.
+              <code>reader</code>), on the same PostgreSQL the workers use.
             </p>
           )}
         </div>
@@ -662,13 +673,11 @@ function ReaderOutputView({ output }: { output: ReaderOutput }) {
             </p>
           </div>
         ) : (
-          <p key={i}>{r.command}</p>
+          <p key={i}>{commandTag(r)}</p>
         ),
       )}
       {result.notices.length > 0 ? (
-        <pre className="counter-notices">
-          {result.notices.map((n) => `${n.severity}:  ${n.message}`).join('\n')}
-        </pre>
+        <pre className="counter-notices">{result.notices.map(noticeText).join('\n')}</pre>
       ) : null}
     </div>
   );

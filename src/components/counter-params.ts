@@ -3,7 +3,7 @@
 // simulated time, replayed from the seed). Nothing here throws: a bad value is reported
 // in a sentence and the default is used.
 import type { Checkpoint } from '../sim/counter-sim';
-import { normaliseSettings, settingLimits, type CounterSettings } from '../sim/settings';
+import { clampSetting, normaliseSettings, type CounterSettings } from '../sim/settings';
 import type { ScriptEntry } from '../sim/state';
 
 /** The longest moment a link may ask to replay: ten simulated minutes. */
@@ -96,21 +96,21 @@ function readMoment(text: string, problems: string[]): Checkpoint | null {
 function readEntry(entry: unknown, lastMs: number): ScriptEntry[] {
   const { atMs, command } = (entry ?? {}) as Partial<ScriptEntry>;
   if (typeof atMs !== 'number' || !(atMs >= 0 && atMs <= lastMs) || !command) return [];
-  const clamp = (name: 'workers' | 'api' | 'uploadRate', v: unknown) => {
-    const { min, max, whole } = settingLimits[name];
-    const n = typeof v === 'number' && Number.isFinite(v) ? v : min;
-    return Math.min(max, Math.max(min, whole ? Math.round(n) : n));
-  };
   switch (command.kind) {
     case 'workers':
-      return [{ atMs, command: { kind: 'workers', count: clamp('workers', command.count) } }];
+      return [
+        { atMs, command: { kind: 'workers', count: clampSetting('workers', command.count) } },
+      ];
     case 'api':
-      return [{ atMs, command: { kind: 'api', count: clamp('api', command.count) } }];
+      return [{ atMs, command: { kind: 'api', count: clampSetting('api', command.count) } }];
     case 'upload-rate':
       return [
         {
           atMs,
-          command: { kind: 'upload-rate', perSecond: clamp('uploadRate', command.perSecond) },
+          command: {
+            kind: 'upload-rate',
+            perSecond: clampSetting('uploadRate', command.perSecond),
+          },
         },
       ];
     case 'kill-worker':

@@ -65,6 +65,7 @@ export function counterPicture(
       superuser: true,
       state: asState(s.state),
       xid: s.xid,
+      // Not the sim's, so it has no simulated age: drawn as just opened.
       xactAgeMs: s.inTransaction ? 0 : null,
       waiting: s.waiting,
       blockedByPid: null,
@@ -85,7 +86,7 @@ export function counterPicture(
       deadTuples: view.deadTuples
         ? (view.deadTuples.jobs ?? 0) + (view.deadTuples.events ?? 0)
         : null,
-      horizonXid: held ? (held.xid ?? held.xmin) : null,
+      horizonXid: held ? (held.xmin ?? held.xid) : null,
       horizonPid: held ? held.pid : null,
       lastVacuum: last
         ? {

@@ -45,14 +45,10 @@ export function parseVacuumVerbose(notices: Notice[]): Omit<VacuumReport, 'heldB
   return reports;
 }
 
-/**
- * Who holds an XID or snapshot, other than the asking session ($1, its pid), by
- * application_name. The pid is passed rather than read with pg_backend_pid(): on the
- * in-browser engine that function fails once another session has used the backend.
- */
+/** Who holds an XID or snapshot, other than the asking session, by application_name. */
 const holdersSql = `SELECT backend_xid::text, backend_xmin::text, application_name
   FROM pg_stat_activity
- WHERE datname = current_database() AND pid <> $1
+ WHERE datname = current_database() AND pid <> pg_backend_pid()
    AND (backend_xid IS NOT NULL OR backend_xmin IS NOT NULL)
  ORDER BY application_name`;
 
@@ -66,7 +62,7 @@ export async function fileLedgers(ctx: SimContext): Promise<void> {
     const { notices } = await session.query(`VACUUM (VERBOSE) ${table}`);
     found.push(...parseVacuumVerbose(notices));
   }
-  const holders = (await session.query(holdersSql, [session.pid])).results[0]?.rows ?? [];
+  const holders = (await session.query(holdersSql)).results[0]?.rows ?? [];
   const heldBy = (xid: string) =>
     holders.find(([x]) => x === xid)?.[2] ?? holders.find(([, xmin]) => xmin === xid)?.[2] ?? null;
   ctx.state.clerk = found.map((r) => ({ ...r, heldBy: heldBy(r.cutoff) }));

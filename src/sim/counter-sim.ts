@@ -32,7 +32,7 @@ import { observe, type Observation } from './observe';
 import { randomStream } from './random';
 import { createSchema } from './schema';
 import { openSeat, retryAtDoor } from './seats';
-import { normaliseSettings, settingLimits, type CounterSettings } from './settings';
+import { clampSetting, normaliseSettings, type CounterSettings } from './settings';
 import type { Action, ScriptEntry, SimState } from './state';
 import { sweep, sweeperSeat } from './sweeper';
 import { bump, trafficSeat } from './traffic';
@@ -359,10 +359,10 @@ export async function startCounterSim(
       }
       await command({ kind: 'kill-worker', worker });
     },
-    setWorkers: (count) => command({ kind: 'workers', count: clampTo('workers', count) }),
-    setApi: (count) => command({ kind: 'api', count: clampTo('api', count) }),
+    setWorkers: (count) => command({ kind: 'workers', count: clampSetting('workers', count) }),
+    setApi: (count) => command({ kind: 'api', count: clampSetting('api', count) }),
     setUploadRate: (perSecond) =>
-      command({ kind: 'upload-rate', perSecond: clampTo('uploadRate', perSecond) }),
+      command({ kind: 'upload-rate', perSecond: clampSetting('uploadRate', perSecond) }),
     observe: () =>
       exclusive(async () => {
         lastObservation = await observe(ctx);
@@ -412,10 +412,4 @@ export async function restoreCounterSim(
   sim.setSpeed(checkpoint.speed);
   if (checkpoint.paused) sim.pause();
   return sim;
-}
-
-function clampTo(name: 'workers' | 'api' | 'uploadRate', value: number): number {
-  const { min, max, whole } = settingLimits[name];
-  const v = Number.isFinite(value) ? value : min;
-  return Math.min(max, Math.max(min, whole ? Math.round(v) : v));
 }

@@ -16,9 +16,9 @@ export interface VacuumReport {
   table: string;
   removed: number;
   remain: number;
-  /** "Z are dead but not yet removable": dead to everyone but someone still might see them. */
+  /** "Z are dead but not yet removable": dead, but some snapshot might still see them. */
   notYetRemovable: number;
-  /** `removable cutoff`: the oldest XID still running (or still seen) when VACUUM looked. */
+  /** `removable cutoff`: VACUUM removed only what was deleted before this XID. */
   cutoff: string;
   /** "which was M XIDs old when operation ended". */
   cutoffAge: number;

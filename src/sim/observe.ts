@@ -35,17 +35,14 @@ export interface Observation {
     /** A lock wait as `wait_event_type: wait_event` (e.g. `Lock: transactionid`), else null. */
     waiting: string | null;
   }[];
-  /**
-   * n_dead_tup by table after `pg_stat_force_next_flush()`. On a server other sessions
-   * report their counts when they next go idle, at most once a second, so this may lag.
-   */
+  /** n_dead_tup by table after `pg_stat_force_next_flush()` (other sessions' may lag). */
   deadTuples: Record<string, number>;
   /** Jobs by status as a new snapshot sees them (a held claim's row still reads `queued`). */
   jobs: Record<string, number>;
 }
 
-// Only lock waits: an idle server backend waits on Client: ClientRead, which is no wait
-// in the picture's sense (and the in-browser engine leaves it empty).
+// Only lock waits: an idle backend waits on Client: ClientRead, which is no wait in the
+// picture's sense.
 const sessionsSql = `SELECT pid, application_name, state, backend_xid::text, backend_xmin::text,
        xact_start IS NOT NULL,
        CASE WHEN wait_event_type = 'Lock' THEN wait_event_type || ': ' || wait_event END

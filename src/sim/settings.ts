@@ -13,8 +13,9 @@ export interface CounterSettings {
   /** API processes, 0–4. */
   api: number;
   /**
-   * `hold`: claim, work and record in one open transaction (idle in transaction, with an
-   * XID, for the whole job). `claim-close`: claim and commit, work holding nothing, record.
+   * `hold`: claim and work in one open transaction (idle in transaction, with an XID, for
+   * the whole job), commit, then record. `claim-close`: claim and commit, work holding
+   * nothing, record.
    */
   shape: Shape;
   /** Connections per worker, 1–3: claim loop, then heartbeat, then handler. */
@@ -83,7 +84,7 @@ export const defaultSettings: Readonly<CounterSettings> = {
   tickMs: 100,
 };
 
-type NumberKey = {
+export type NumberKey = {
   [K in keyof CounterSettings]: CounterSettings[K] extends number ? K : never;
 }[keyof CounterSettings];
 
@@ -141,13 +142,13 @@ export function normaliseSettings(input: unknown): {
       } else problems.push(`poolPrePing must be true or false, not ${show(raw)}; using false`);
     } else if (key in settingLimits) {
       const name = key as NumberKey;
-      const { min, max, whole } = settingLimits[name];
+      const { min, max } = settingLimits[name];
       const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
       if (typeof value !== 'number' || !Number.isFinite(value)) {
         problems.push(`${name} must be a number, not ${show(raw)}; using ${defaultSettings[name]}`);
         continue;
       }
-      const fixed = Math.min(max, Math.max(min, whole ? Math.round(value) : value));
+      const fixed = clampSetting(name, value);
       if (value < min || value > max) {
         problems.push(`${name} ${value} is outside ${min}–${max}; using ${fixed}`);
       } else if (fixed !== value) {
@@ -173,4 +174,11 @@ export function normaliseSettings(input: unknown): {
 
 function show(value: unknown): string {
   return typeof value === 'string' ? `"${value}"` : String(JSON.stringify(value));
+}
+
+/** `value` within setting `name`'s limits, rounded if it must be whole; its minimum if no number. */
+export function clampSetting(name: NumberKey, value: unknown): number {
+  const { min, max, whole } = settingLimits[name];
+  const v = typeof value === 'number' && Number.isFinite(value) ? value : min;
+  return Math.min(max, Math.max(min, whole ? Math.round(v) : v));
 }

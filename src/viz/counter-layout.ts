@@ -380,7 +380,7 @@ export function layoutCounter(
   const dead =
     clerk.deadTuples === null
       ? 'Dead tuples: n_dead_tup not read yet.'
-      : `Dead tuples (n_dead_tup): ${formatCount(clerk.deadTuples)}.`;
+      : `Dead tuples (n_dead_tup, jobs and events): ${formatCount(clerk.deadTuples)}.`;
   let b = block('clerk-dead', dead, PAD, ly, inner, 'clerk-text');
   clerkLines.push(...b.lines);
   ly = b.y;
@@ -567,7 +567,7 @@ export function layoutCounter(
     ],
     [
       'legend-honest',
-      `Modelled: seats and door, counted from max_connections = ${max} and superuser_reserved_connections = ${max - reservedFrom}; PGlite runs one backend. Real: XIDs, ages, n_dead_tup, VACUUM output.`,
+      `Modelled: seats and door, counted from max_connections = ${max} and superuser_reserved_connections = ${max - reservedFrom}; PGlite runs one backend; ledger pages' ages, in simulated time. Real: XIDs, n_dead_tup, VACUUM output.`,
     ],
   ] as const) {
     b = block(key, text, PAD, ly, inner, 'legend-text');

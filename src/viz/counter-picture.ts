@@ -5,8 +5,9 @@
  * The simulation's state is mapped onto this; the drawing reads nothing else. What is
  * real and what is modelled is said per field, because the picture labels it so:
  * seats and the door are modelled (PGlite has one backend; connection slots are counted
- * by the session layer from the engine's own settings), while XIDs, transaction ages,
- * dead tuples and VACUUM's figures come from PostgreSQL.
+ * by the session layer from the engine's own settings), and so are the ages of ledger
+ * pages (simulated time), while XIDs, dead tuples and VACUUM's figures come from
+ * PostgreSQL.
  */
 
 /** Who a seated (or refused) session belongs to; decides the letter on its token. */
@@ -81,12 +82,11 @@ export interface VacuumReport {
 
 /** VACUUM, the clerk who files dead tuples away, and what stops it (all real). */
 export interface ClerkView {
-  /** `pg_stat_user_tables.n_dead_tup` of the jobs table; `null` before it is read. */
+  /** `pg_stat_user_tables.n_dead_tup` of jobs and events, added; `null` before it is read. */
   deadTuples: number | null;
   /**
-   * The horizon: the oldest XID any session holds back, the largest
-   * `age(COALESCE(backend_xid, backend_xmin))`. VACUUM cannot remove row versions
-   * deleted by transactions after it. `null` when nothing holds it back.
+   * The horizon: the XID of the article's query's first row, the largest
+   * `age(COALESCE(backend_xmin, backend_xid))`. `null` when nothing holds it back.
    */
   horizonXid: string | null;
   /** The pid of the session holding that XID, to mark its ledger page; `null` if none. */
