@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { chromium, type Browser } from 'playwright-core';
-import { chromiumPath } from '../tests/support/browser.ts';
+import { chromiumArgs, chromiumPath } from '../tests/support/browser.ts';
 import { serveStatic } from '../tests/support/static-server.ts';
 import type { CounterPicture, SeatedSession } from '../src/viz/counter-picture.ts';
 import type { drawCounter } from '../src/viz/counter.ts';
@@ -306,7 +306,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   });
   const browser = await chromium.launch({
     executablePath: chromiumPath,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    args: chromiumArgs,
   });
   try {
     await benchCounterFrame(browser, {

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { chromiumPath } from '../tests/support/browser.ts';
+import { chromiumArgs, chromiumPath } from '../tests/support/browser.ts';
 import { serveStatic } from '../tests/support/static-server.ts';
 import { benchCounterDemo } from './counter-demo.ts';
 import { benchCounterFrame } from './counter-frame.ts';
@@ -79,15 +79,7 @@ async function main(): Promise<void> {
   const plain = await serveStatic(join(process.cwd(), 'bench/.out/plain'));
   const chrome = await chromium.launchServer({
     executablePath: chromiumPath,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: chromiumArgs,
   });
   const browser = await chromium.connect(chrome.wsEndpoint());
   try {

@@ -15,7 +15,7 @@ import type { JournalEntry } from './sessions';
  * lock_timeout never fires, DESIGN.md), and from outside a spinning worker a wait looks
  * like long work, so this is a judgement, and the session says it is one.
  */
-export const watchdogMs = 2000;
+const watchdogMs = 2000;
 
 /** How far the engine's start has got, for the loading placeholder. */
 export type StartProgress =

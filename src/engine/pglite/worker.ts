@@ -4,7 +4,7 @@
 // them for the main thread's watchdog, and rebuilds a stuck worker's sessions on boot.
 import { PGlite } from '@electric-sql/pglite';
 import { makeEngineApi, type EngineApi } from './core';
-import type { Method, WorkerReply, WorkerRequest } from './messages';
+import type { WorkerReply, WorkerRequest } from './messages';
 import type { LayerCall } from './sessions';
 import { engineStartParams } from './settings';
 
@@ -15,9 +15,6 @@ declare const self: DedicatedWorkerGlobalScope;
 const unusedInitdbModule = new WebAssembly.Module(
   new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]),
 );
-
-/** The methods whose calls change sessions, so they are journaled. */
-const journaled = new Set<Method>(['openSession', 'query', 'closeSession', 'cancel']);
 
 let api: EngineApi | undefined;
 
@@ -48,11 +45,9 @@ async function handle(request: WorkerRequest): Promise<unknown> {
     return { bootMs: performance.now() - started };
   }
   if (!api) throw new Error('The engine has not started yet.');
-  if (journaled.has(request.method)) {
-    return api.invoke({ method: request.method, args: request.args } as LayerCall, request.callId);
-  }
-  const method = api[request.method] as (...args: unknown[]) => Promise<unknown>;
-  return method(...request.args);
+  // Only listing reads; every other call changes sessions and goes through the journal.
+  if (request.method === 'listSessions') return api.listSessions();
+  return api.invoke({ method: request.method, args: request.args } as LayerCall, request.callId);
 }
 
 self.onmessage = (event: MessageEvent<WorkerRequest>) => {
