@@ -29,6 +29,12 @@ export async function runsAfter(page: Page, runs: number, timeout = 120_000): Pr
   );
 }
 
+/** Waits until more than `runs` runs have finished; returns the Error region's text. */
+export async function errorAfter(page: Page, runs: number, timeout = 120_000): Promise<string> {
+  await runsAfter(page, runs, timeout);
+  return page.getByRole('region', { name: 'Error' }).innerText();
+}
+
 /** Types `sql` and presses Run without waiting; returns the runs finished before it. */
 export async function startRun(page: Page, sql: string): Promise<number> {
   const before = await finishedRuns(page);

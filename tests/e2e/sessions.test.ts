@@ -3,14 +3,13 @@ import type { Page } from 'playwright-core';
 import { AxeBuilder } from '@axe-core/playwright';
 import {
   badgeShows,
-  runsAfter,
+  errorAfter,
   startRun,
   newSession,
   runSql,
   startGapSampling,
   stopGapSampling,
   tab,
-  typeSql,
   waitForEngine,
 } from './console-driver';
 import { startSite } from './site';
@@ -65,8 +64,7 @@ describe('the SQL console: one tab per session', () => {
 
     await startGapSampling(page);
     const started = Date.now();
-    await typeSql(page, CLAIM);
-    await page.getByRole('button', { name: 'Run' }).click();
+    await startRun(page, CLAIM);
     const waiting = await badgeShows(page, 'session 3', 'Lock/transactionid');
     expect(waiting).toMatch(
       /^active · XID \d+ \(emulated: snapshot held\) · waiting: Lock\/transactionid on pid \d+$/,
@@ -95,8 +93,7 @@ describe('the SQL console: one tab per session', () => {
     const before = await startRun(page, "UPDATE jobs SET status = 'done' WHERE id = 3;");
     await page.getByText('Waiting for a lock…').waitFor({ timeout: 10_000 });
     await page.getByRole('button', { name: 'Cancel' }).click();
-    await runsAfter(page, before);
-    const error = await page.getByRole('region', { name: 'Error' }).innerText();
+    const error = await errorAfter(page, before);
     expect(error).toContain('SQLSTATE: 57014');
     expect(error).toContain('canceling statement due to user request');
   });
@@ -112,10 +109,7 @@ describe('the SQL console: one tab per session', () => {
     expect(await runSql(page, 'SELECT 1 AS still_here')).toContain('still_here');
     await tab(page, 'worker-07').click();
     await page.getByRole('button', { name: 'Cancel' }).click();
-    await runsAfter(page, before + 1);
-    expect(await page.getByRole('region', { name: 'Error' }).innerText()).toContain(
-      'SQLSTATE: 57014',
-    );
+    expect(await errorAfter(page, before + 1)).toContain('SQLSTATE: 57014');
     await badgeShows(page, 'worker-07', /^idle$/);
     await tab(page, 'you').click(); // where the next test starts
   });
@@ -153,8 +147,7 @@ describe('the SQL console: one tab per session', () => {
     await newSession(phone, 'session 2');
     await runSql(phone, 'BEGIN; UPDATE t SET id = id WHERE id = 1;');
     await newSession(phone, 'session 3');
-    await typeSql(phone, 'DELETE FROM t WHERE id = 1;');
-    await phone.getByRole('button', { name: 'Run' }).click();
+    await startRun(phone, 'DELETE FROM t WHERE id = 1;');
     await badgeShows(phone, 'session 3', 'Lock/transactionid');
     await phone.getByRole('button', { name: 'Rename' }).click();
     const { violations } = await new AxeBuilder({ page: phone }).analyze();
@@ -177,14 +170,15 @@ describe('the SQL console: one tab per session', () => {
     expect(await badgeShows(page, 'you', 'Lock/advisory')).toMatch(/waiting: Lock\/advisory/);
     await tab(page, 'worker-07').click();
     const before = await startRun(page, 'SELECT pg_advisory_lock(1);');
-    await runsAfter(page, before);
-    const error = await page.getByRole('region', { name: 'Error' }).innerText();
+    const error = await errorAfter(page, before);
     expect(error).toContain('SQLSTATE: 40P01');
     expect(error).toContain('deadlock detected');
     expect(error).toMatch(
       /Process \d+ waits for ExclusiveLock on advisory lock \[\d+,0,1,1\]; blocked by process \d+\./,
     );
-    // Session-level locks outlive the error: "you" waits until worker-07 gives key 2 back.
+    // Session-level locks outlive the error: "you" waits until worker-07 gives key 2 back
+    // (read once the tabs show worker-07 idle after its error).
+    await badgeShows(page, 'worker-07', /^idle$/);
     expect(await badgeShows(page, 'you', 'Lock/advisory')).toMatch(/waiting: Lock\/advisory/);
     await runSql(page, 'SELECT pg_advisory_unlock(2);');
     await badgeShows(page, 'you', /^idle$/);

@@ -1,14 +1,14 @@
 // The article's claims as isolation specs (tests/fidelity/specs/), run on PGlite through
 // the session layer and on a real PostgreSQL 18; the two outputs must agree once the
 // parts that depend on each server's history are normalised.
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodePgliteEngine } from '../../src/engine/pglite/node';
 import { startTestServer, type TestServer } from '../../src/engine/server/server';
 import type { Engine } from '../../src/engine/types';
-import { parseSpec } from '../../src/spec/parse';
-import { regressSettings, runSpec } from '../../src/spec/run';
+import { regressSettings } from '../../src/spec/run';
+import { runSpecFile } from '../support/spec-file';
 
 const dir = path.join(import.meta.dirname, 'specs');
 const specs = readdirSync(dir)
@@ -41,13 +41,7 @@ export function normaliseOut(out: string): string {
 }
 
 async function run(name: string, engine: Engine): Promise<string> {
-  let out = '';
-  await runSpec(parseSpec(readFileSync(path.join(dir, `${name}.spec`), 'utf8')), {
-    engine,
-    testName: name,
-    write: (text) => (out += text),
-  });
-  return out;
+  return (await runSpecFile(path.join(dir, `${name}.spec`), engine, { testName: name })).out;
 }
 
 describe('the article’s claims on PGlite and on PostgreSQL 18', () => {
@@ -116,5 +110,29 @@ describe('the article’s claims on PGlite and on PostgreSQL 18', () => {
     const write = normaliseOut(perms[3]!);
     const blocker = /xid=(<xid\d+>)/.exec(write)![1];
     expect(write).toContain(`removable cutoff: ${blocker},`);
+  });
+
+  it('deadlocks: the session whose check finds the cycle fails; session-level locks outlive it', () => {
+    const advisory = outputs.get('deadlock-advisory')!.server;
+    expect(advisory).toMatch(/step b1: <\.\.\. completed>\nERROR: {2}deadlock detected\n/);
+    // a still waits for key 2 until b gives it back.
+    expect(advisory.indexOf('step a2: <... completed>')).toBeGreaterThan(
+      advisory.indexOf('step b_unlock:'),
+    );
+    const jobLock = outputs.get('deadlock-job-lock')!.server;
+    expect(jobLock).toMatch(
+      /step s_lock: <\.\.\. completed>\nERROR: {2}deadlock detected\nstep w_done: <\.\.\. completed>/,
+    );
+    expect(jobLock).toMatch(/ 1\|done {2}\n/);
+    // a waited first, but its check ran before b asked: b's check found the cycle.
+    expect(outputs.get('deadlock-late')!.server).toMatch(
+      /step b1: <\.\.\. completed>\nERROR: {2}deadlock detected\n/,
+    );
+  });
+
+  it('a waiting UPDATE holds its own XID, newer than its holder’s, and a snapshot', () => {
+    expect(outputs.get('activity-waiter')!.server).toMatch(
+      /isolation\/activity-waiter\/claimer\|active\s*\|transactionid\|t\s*\|t\s*\|t/,
+    );
   });
 });

@@ -1,7 +1,7 @@
 // The counter simulation's worker program on PGlite through the session layer and on a
 // real PostgreSQL 18: the same seed and script must give the same event log on both,
-// once pids and XIDs (which differ between servers) are replaced. Autovacuum is off, as
-// PGlite has none: on a server it would vacuum and analyse between the clerk's rounds.
+// once pids and XIDs (which differ between servers) are replaced. (The test server runs
+// without autovacuum, as PGlite has none: see src/engine/settings.ts.)
 import { describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/types';
 import { startCounterSim } from '../../src/sim/counter-sim';
@@ -82,7 +82,7 @@ const workload = {
 };
 
 describe('the counter simulation on PGlite and on PostgreSQL 18', () => {
-  const engines = bothEngines({ autovacuum: 'off' });
+  const engines = bothEngines();
 
   for (const shape of ['hold', 'claim-close'] as Shape[]) {
     it(`${shape}: the same claims, records, sweeps and VACUUM reports on both engines`, async () => {

@@ -4,6 +4,14 @@ import { describe, expect, it } from 'vitest';
 import type { Engine, Session } from '../../src/engine/types';
 import { bothEngines } from '../support/both-engines';
 
+/** `done` when `query` succeeds; else its SQLSTATE, or the error's name and message. */
+function outcome(query: Promise<unknown>, done = 'done'): Promise<string> {
+  return query.then(
+    () => done,
+    (e: Error & { code?: string }) => e.code ?? `${e.name}: ${e.message}`,
+  );
+}
+
 /** Resolves with `what`, or with 'still waiting' after `ms`. */
 function within<T>(what: Promise<T>, ms: number): Promise<T | 'still waiting'> {
   return Promise.race([
@@ -51,10 +59,7 @@ async function insertOfUncommittedKey(engine: Engine) {
     'DROP TABLE IF EXISTS uploads; CREATE TABLE uploads (name text PRIMARY KEY)',
   );
   await holder.query("BEGIN; INSERT INTO uploads VALUES ('cat.png')");
-  const insert = inserter.query("INSERT INTO uploads VALUES ('cat.png')").then(
-    () => 'inserted',
-    (e: { code?: string }) => e.code,
-  );
+  const insert = outcome(inserter.query("INSERT INTO uploads VALUES ('cat.png')"), 'inserted');
   const before = await within(insert, 500);
   const { results } = await observer.query(
     "SELECT wait_event_type, wait_event FROM pg_stat_activity WHERE application_name = 'api-1'",
@@ -84,15 +89,16 @@ async function twoRowDeadlock(engine: Engine) {
     (await s.query(`BEGIN; UPDATE pair SET v = 1 WHERE id = ${id} RETURNING xmin::text`))
       .results[1]!.rows[0]![0]!;
   const xids = [await write(a, 1), await write(b, 2)];
-  const outcome = (p: Promise<unknown>) =>
+  // The victim's message and DETAIL too, not only its SQLSTATE.
+  const withDetail = (p: Promise<unknown>) =>
     p.then(
       () => 'updated',
       (e: Error & { code?: string; detail?: string }) =>
         e.code ? `${e.code} ${e.message}\n${e.detail}` : `${e.name}: ${e.message}`,
     );
-  const first = outcome(a.query('UPDATE pair SET v = 2 WHERE id = 2'));
+  const first = withDetail(a.query('UPDATE pair SET v = 2 WHERE id = 2'));
   await within(first, 200);
-  const second = outcome(b.query('UPDATE pair SET v = 2 WHERE id = 1'));
+  const second = withDetail(b.query('UPDATE pair SET v = 2 WHERE id = 1'));
   const outcomes = [await first, await second].map((text) =>
     text
       .replaceAll(String(a.pid), 'A')
@@ -129,11 +135,6 @@ async function cancelledWaitFreesItsRows(engine: Engine) {
   );
   await a.query('BEGIN; UPDATE pair SET v = 1 WHERE id = 1');
   await b.query('BEGIN; UPDATE pair SET v = 1 WHERE id = 2');
-  const outcome = (p: Promise<unknown>) =>
-    p.then(
-      () => 'done',
-      (e: Error & { code?: string }) => e.code ?? `${e.name}: ${e.message}`,
-    );
   const first = outcome(a.query('UPDATE pair SET v = 2 WHERE id = 2'));
   await within(first, 200);
   const third = outcome(c.query('UPDATE pair SET v = 3 WHERE id = 1'));
@@ -168,10 +169,7 @@ async function cancelFromATransaction(engine: Engine) {
     'DROP TABLE IF EXISTS trio; CREATE TABLE trio (id int PRIMARY KEY, v int); INSERT INTO trio VALUES (1, 0), (2, 0), (3, 0)',
   );
   await holder.query('BEGIN; UPDATE trio SET v = 1 WHERE id = 1');
-  const waiting = waiter.query('UPDATE trio SET v = 2 WHERE id = 1').then(
-    () => 'done',
-    (e: Error & { code?: string }) => e.code ?? `${e.name}: ${e.message}`,
-  );
+  const waiting = outcome(waiter.query('UPDATE trio SET v = 2 WHERE id = 1'));
   await within(waiting, 200);
   await you.query('BEGIN; UPDATE trio SET v = 3 WHERE id = 2');
   await you.query(`SELECT pg_cancel_backend(${waiter.pid})`);

@@ -1,12 +1,10 @@
 // Connection slots on both engines with max_connections = 6 and 3 reserved for
 // superusers: the numbers DESIGN.md quotes from a real PostgreSQL 18.4.
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bothEngines } from '../support/both-engines';
 import { PgError, type Engine, type Session, type SessionOptions } from '../../src/engine/types';
-import { parseSpec } from '../../src/spec/parse';
-import { runSpec } from '../../src/spec/run';
+import { runSpecFile } from '../support/spec-file';
 
 const settings = { max_connections: '6', superuser_reserved_connections: '3' };
 
@@ -30,13 +28,7 @@ async function openInOrder(engine: Engine, roles: SessionOptions['role'][]): Pro
 /** The isolation tester's output for the slots spec, connecting as `role`. */
 async function slotsSpec(engine: Engine, role: SessionOptions['role']): Promise<string> {
   const file = path.join(import.meta.dirname, 'specs', 'slots', 'connection-slots.spec');
-  let out = '';
-  const status = await runSpec(parseSpec(readFileSync(file, 'utf8')), {
-    engine,
-    role,
-    testName: 'connection-slots',
-    write: (text) => (out += text),
-  });
+  const { out, status } = await runSpecFile(file, engine, { role, testName: 'connection-slots' });
   return `${out}exit status ${status}\n`;
 }
 
