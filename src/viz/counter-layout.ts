@@ -18,10 +18,6 @@ const MAX_CELL = 96;
 /** Door figures are this far apart; at most this many rows of them are drawn. */
 const DOOR_STEP = 16;
 const DOOR_ROWS = 3;
-/** Job rows are drawn one by one up to this many, as cards at least this wide. */
-export const MAX_JOB_ROWS = 40;
-const CARD_MIN = 84;
-const CARD_HEIGHT = 32;
 
 /** An estimate of a text's width: generous for proportional fonts, exact for monospace. */
 export function textWidth(text: string, fontPx: number): number {
@@ -134,19 +130,6 @@ export interface DoorFigure {
   session: RefusedSession;
 }
 
-/** A job row drawn as a card. */
-export interface JobCard {
-  key: string;
-  x: number;
-  y: number;
-  width: number;
-  lines: [string, string];
-  /** The whole row in words, for the card's tooltip. */
-  title: string;
-  status: string;
-  locked: boolean;
-}
-
 /** One legend entry: a glyph kind and its words, placed in a flowing row. */
 export interface LegendItem {
   key: 'reserved' | 'page' | 'emulated' | 'waiting' | 'horizon' | 'aborted';
@@ -185,7 +168,6 @@ export interface CounterLayout {
   jobs: {
     top: number;
     bar: { x: number; y: number; width: number; height: number };
-    cards: JobCard[];
     lines: TextLine[];
   };
   legend: { top: number; items: LegendItem[]; lines: TextLine[] };
@@ -509,31 +491,7 @@ export function layoutCounter(
     'jobs-text',
   );
   jobLines.push(...b.lines);
-  let jy = b.y - LINE + 8;
-  const cards: JobCard[] = [];
-  const jobRows = picture.jobs.rows;
-  if (jobRows && jobRows.length > 0 && jobRows.length <= MAX_JOB_ROWS) {
-    const perCardRow = Math.max(1, Math.floor(inner / CARD_MIN));
-    const cardWidth = inner / perCardRow;
-    const chars = Math.floor((cardWidth - 10) / (10 * 0.6));
-    jobRows.forEach((row, i) => {
-      cards.push({
-        key: row.id,
-        x: PAD + (i % perCardRow) * cardWidth,
-        y: jy + Math.floor(i / perCardRow) * (CARD_HEIGHT + 4),
-        width: cardWidth - 4,
-        lines: [
-          truncateMiddle(`#${row.id} ${row.status}`, chars),
-          row.lockedBy === null ? 'no lock' : truncateMiddle(row.lockedBy, chars - 2),
-        ],
-        title: `job ${row.id}: ${row.status}, ${row.lockedBy === null ? 'no row lock' : `row locked by ${row.lockedBy}`}`,
-        status: row.status,
-        locked: row.lockedBy !== null,
-      });
-    });
-    jy += Math.ceil(jobRows.length / perCardRow) * (CARD_HEIGHT + 4);
-  }
-  y = jy + SECTION_GAP;
+  y = b.y - LINE + 8 + SECTION_GAP;
 
   // Legend
   const legendTop = y;
@@ -585,7 +543,7 @@ export function layoutCounter(
     seatsTitle: title.lines,
     clerk: { top: clerkTop, token, pile, strip, lines: clerkLines },
     door: { top: doorTop, figures, lines: doorLines, slots: doorSlots },
-    jobs: { top: jobsTop, bar, cards, lines: jobLines },
+    jobs: { top: jobsTop, bar, lines: jobLines },
     legend: { top: legendTop, items: legendItems, lines: legendLines },
   };
 }

@@ -95,23 +95,11 @@ export interface ClerkView {
   lastVacuum: VacuumReport | null;
 }
 
-/** One row of the jobs table (real: read from the table and its row locks). */
-export interface JobRow {
-  /** The row's `id`, as text. */
-  id: string;
-  /** The row's `status` column as stored, e.g. `queued`, `running`, `done`. */
-  status: string;
-  /** The `application_name` of the session that holds the row's lock, if any. */
-  lockedBy: string | null;
-}
-
-/** The jobs table in short: counts per status, and the rows themselves when few. */
+/** The jobs table in short: counts per status. */
 export interface JobsView {
   queued: number;
   running: number;
   done: number;
-  /** The rows in id order; drawn one by one only when present and few (at most 40). */
-  rows?: JobRow[];
 }
 
 /** Everything the counter picture shows at one moment. */

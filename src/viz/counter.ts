@@ -23,7 +23,6 @@ import {
   type CellGeometry,
   type CounterLayout,
   type DoorFigure,
-  type JobCard,
   type LegendItem,
   type SeatBox,
   type TextLine,
@@ -155,29 +154,6 @@ function moveTo(node: SVGGElement, x: number, y: number, motion: boolean, ms: nu
       'transform',
       () => (t) => translate(from[0] + (x - from[0]) * t, from[1] + (y - from[1]) * t),
     );
-}
-
-/** Fades newly drawn elements in when motion is on. */
-function fadeIn<E extends Element, D, P extends BaseType, PD>(
-  sel: Selection<E, D, P, PD>,
-  motion: boolean,
-  ms: number,
-): void {
-  if (!motion || sel.empty()) return;
-  sel.attr('opacity', 0).transition('fade').duration(ms).attr('opacity', 1);
-}
-
-/** Fades elements out and removes them; at once without motion. */
-function leave<E extends Element, D, P extends BaseType, PD>(
-  sel: Selection<E, D, P, PD>,
-  motion: boolean,
-  ms: number,
-): void {
-  if (!motion) {
-    sel.remove();
-    return;
-  }
-  sel.classed('leaving', true).transition('fade').duration(ms).attr('opacity', 0).remove();
 }
 
 /** How far a session rises from its seat as it leaves, and drops as it sits, in px. */
@@ -691,11 +667,9 @@ function drawJobs(
   section: SVGGElement,
   picture: CounterPicture,
   layout: CounterLayout,
-  motion: boolean,
-  ms: number,
   hatch: string,
 ): void {
-  const { bar, cards } = layout.jobs;
+  const { bar } = layout.jobs;
   drawLines(layer(section, 'lines'), layout.jobs.lines);
   const { queued, running, done } = picture.jobs;
   const total = queued + running + done;
@@ -734,35 +708,6 @@ function drawJobs(
   setAttr(outline, 'y', bar.y);
   setAttr(outline, 'width', bar.width);
   setAttr(outline, 'height', bar.height);
-
-  layer(section, 'cards')
-    .selectChildren<SVGGElement, JobCard>('g.job-card:not(.leaving)')
-    .data(cards, (d) => d.key)
-    .join(
-      (enter) => {
-        const g = enter.append('g');
-        g.append('title');
-        g.append('rect').attr('rx', 3).attr('height', 30);
-        g.append('text').attr('x', 5).attr('y', 13);
-        g.append('text').attr('y', 26);
-        g.append('path').attr('class', 'lock').attr('d', lockPath(5, 16));
-        fadeIn(g, motion, ms);
-        return g;
-      },
-      (update) => update,
-      (exit) => leave(exit, motion, ms),
-    )
-    .each(function (d) {
-      setAttr(this, 'class', `job-card job-${slug(d.status)}${d.locked ? ' locked' : ''}`);
-      setAttr(this, 'transform', translate(d.x, d.y));
-      const [title, rect, first, second, lock] = this.children as unknown as Element[];
-      setText(title!, d.title);
-      setAttr(rect!, 'width', d.width);
-      setText(first!, d.lines[0]);
-      setText(second!, d.lines[1]);
-      setAttr(second!, 'x', d.locked ? 15 : 5);
-      setAttr(lock!, 'display', d.locked ? null : 'none');
-    });
 }
 
 /** Draws a legend glyph the same way the picture draws the thing it names. */
@@ -923,7 +868,7 @@ export function drawCounter(
   drawSeats(section('seats-section'), picture, layout, seatOf, motion, ms);
   drawClerk(section('clerk-section'), picture, layout, ids);
   drawDoor(section('door-section'), layout);
-  drawJobs(section('jobs-section'), picture, layout, motion, ms, ids.hatch);
+  drawJobs(section('jobs-section'), picture, layout, ids.hatch);
   drawLegend(section('legend'), layout);
   return layout;
 }
