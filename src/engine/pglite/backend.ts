@@ -44,10 +44,19 @@ export interface BackendReply {
   status: TransactionStatus;
 }
 
-/** Folds the backend's protocol messages into `reply`, in the order they came. */
-function collect(messages: BackendMessage[], reply: BackendReply): void {
-  let fields: Field[] = [];
-  let rows: Row[] = [];
+/** The result being read: its columns and rows so far, until its CommandComplete. */
+interface Reading {
+  fields: Field[];
+  rows: Row[];
+}
+
+/**
+ * Folds the backend's protocol messages into `reply`, in the order they came. `reading`
+ * carries over from one call to the next: over the extended protocol the columns come
+ * with Describe and the rows with Execute, in answers of their own.
+ */
+function collect(messages: BackendMessage[], reply: BackendReply, reading: Reading): void {
+  let { fields, rows } = reading;
   for (const m of messages) {
     switch (m.name) {
       case 'rowDescription':
@@ -75,6 +84,7 @@ function collect(messages: BackendMessage[], reply: BackendReply): void {
         break;
     }
   }
+  Object.assign(reading, { fields, rows });
 }
 
 /** Text for a bound parameter, as a driver would send it. */
@@ -96,10 +106,11 @@ export function makeBackend(db: PGlite) {
   async function send(messages: Uint8Array[]): Promise<BackendReply> {
     const reply: BackendReply = { results: [], notices: [], status: 'I' };
     const onNotice = (n: NoticeLike) => reply.notices.push(toNotice(n));
+    const reading: Reading = { fields: [], rows: [] };
     for (const message of messages) {
       const answer = await db.execProtocol(message, { throwOnError: false, onNotice });
       // After an error the backend skips everything up to Sync, so later answers are empty.
-      collect(answer.messages as BackendMessage[], reply);
+      collect(answer.messages as BackendMessage[], reply, reading);
     }
     return reply;
   }

@@ -28,6 +28,15 @@ describe('the PGlite engine in Node', () => {
     expect(results[0]!.rows).toEqual([['18', '64']]);
   });
 
+  it('names the columns of a statement sent with bound parameters', async () => {
+    const { results } = await session.query('SELECT $1::int + 1 AS next, $2::text AS label', [
+      41,
+      'x',
+    ]);
+    expect(results[0]!.fields.map((f) => f.name)).toEqual(['next', 'label']);
+    expect(results[0]!.rows).toEqual([['42', 'x']]);
+  });
+
   it('returns every statement of a simple query with its command tag', async () => {
     const { results } = await session.query(
       'CREATE TABLE t (id int, label text); INSERT INTO t VALUES (1, NULL), (2, $$b$$); SELECT * FROM t ORDER BY id',
