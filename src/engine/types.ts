@@ -112,6 +112,16 @@ export class EngineGoneError extends Error {
   }
 }
 
+/** How to run one query. */
+export interface QueryOptions {
+  /**
+   * Hears each notice as the client reads it: while the statement still runs where the
+   * engine can tell (a server's notices arrive as they are sent), else as it ends. The
+   * notices are in the result too.
+   */
+  onNotice?: (notice: Notice) => void;
+}
+
 /** One connection's worth of state: its own transaction, settings and temp tables. */
 export interface Session {
   readonly id: number;
@@ -125,7 +135,7 @@ export interface Session {
    * allowed); with `params` as one extended-protocol statement with bound parameters.
    * Rejects with `PgError` when PostgreSQL reports an error.
    */
-  query(sql: string, params?: unknown[]): Promise<QueryResult>;
+  query(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult>;
   /** Ends the session; an open transaction is rolled back, as when a client disconnects. */
   close(): Promise<void>;
 }

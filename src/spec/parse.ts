@@ -9,6 +9,11 @@ export interface Step {
   sql: string;
   /** Index of the owning session in `TestSpec.sessions`. */
   session: number;
+  /**
+   * Bound parameters: the step goes over the extended protocol. A `.spec` file never sets
+   * them (the tester sends the simple protocol); scenarios may.
+   */
+  params?: unknown[];
 }
 
 /** One `session name` block. */
@@ -38,6 +43,11 @@ export interface PermutationStep {
 export interface TestSpec {
   setupSqls: string[];
   teardownSql: string | null;
+  /**
+   * Teardown blocks after `teardownSql`, each its own query string. A `.spec` file has at
+   * most one teardown; a scenario may need more (DROP DATABASE runs outside a block).
+   */
+  teardownSqls?: string[];
   sessions: SpecSession[];
   /** Empty when the spec names none: then every interleaving runs. */
   permutations: PermutationStep[][];

@@ -1,14 +1,23 @@
 // Runs a parsed `.spec` over any `Engine` the way PostgreSQL's isolation tester does
 // (src/test/isolation/isolationtester.c: run_permutation, try_complete_steps,
 // try_complete_step, step_has_blocker), printing the same text as its `.out` files.
+// The same machinery steps through a scenario one step at a time (`openSpecRun`), for
+// the demos' player and their tests, and reports each step's outcome as data.
 import {
   PgError,
   type Engine,
+  type Notice,
   type QueryResult,
   type Session,
   type SessionOptions,
 } from '../engine/types';
-import { allPermutations, checkSpec, type Step, type TestSpec } from './parse';
+import {
+  allPermutations,
+  checkSpec,
+  type PermutationStep,
+  type Step,
+  type TestSpec,
+} from './parse';
 import { formatNotice, formatResultSet, formatServerMessage } from './print';
 
 /**
@@ -32,12 +41,36 @@ export function isNotExpressible(error: unknown): error is Error {
   return error instanceof Error && error.name === notExpressibleErrorName;
 }
 
+/** What became of one step: its answer, and whether it was seen waiting first. */
+export interface StepOutcome {
+  step: Step;
+  /** It was reported as waiting (a lock, or a blocker marker) before it completed. */
+  waited: boolean;
+  result?: QueryResult;
+  /** The error its statement failed with (a PgError, or the engine's own). */
+  error?: unknown;
+  /** Its notices, in the order they arrived. */
+  notices: Notice[];
+  /** Milliseconds from sending the step to its answer, as measured by this runner. */
+  elapsedMs: number;
+}
+
+/** What a run reports as it goes, besides the `.out` text. */
+export type RunEvent =
+  { type: 'waiting'; step: Step } | { type: 'completed'; outcome: StepOutcome };
+
 export interface RunOptions {
   engine: Engine;
   /** Receives the `.out` text piece by piece (stdout and stderr of the tester, merged). */
-  write: (text: string) => void;
+  write?: (text: string) => void;
+  /** Hears each step wait and complete, as data. */
+  onEvent?: (event: RunEvent) => void;
   /** Used in application_name as `isolation/<testName>/<session>`, as pg_regress sets it. */
   testName?: string;
+  /** Each spec session's application_name instead, by session index (scenarios name theirs). */
+  applicationName?: (session: number, name: string) => string;
+  /** Each spec session's connection options (role, database), by session index. */
+  sessionOptions?: (session: number) => Omit<SessionOptions, 'applicationName'>;
   /**
    * The role every connection logs in as: the user in the conninfo the tester is given
    * (a superuser unless said otherwise).
@@ -73,7 +106,10 @@ interface Active {
   done: boolean;
   result?: QueryResult;
   error?: unknown;
-  noticesSeen: boolean;
+  waited: boolean;
+  notices: Notice[];
+  startedAt: number;
+  doneAt: number;
   settled: Promise<void>;
 }
 
@@ -83,12 +119,22 @@ interface Conn {
   pid: number;
   active: Active | null;
   totalNotices: number;
+  /** Notices that arrived and the tester has not read yet (it reads them as it polls). */
+  unread: Notice[];
 }
 
 /** The tester gave up (it calls exit(1)); the message is what it printed. */
 class Fatal extends Error {}
 
-class NotExpressible extends Error {}
+/** The engine cannot show the permutation truthfully; the message says why. */
+export class PermutationNotExpressible extends Error {
+  readonly cause: Error;
+  constructor(cause: Error) {
+    super(cause.message);
+    this.name = 'PermutationNotExpressible';
+    this.cause = cause;
+  }
+}
 
 function delay(ms: number): { promise: Promise<void>; cancel: () => void } {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -103,12 +149,17 @@ function errorText(error: unknown, query?: string): string {
   return `${error instanceof Error ? error.message : String(error)}\n`;
 }
 
-class Runner {
+/**
+ * One spec's sessions on one engine, driven a permutation step at a time. `runSpec`
+ * drives it through every permutation; a scenario player drives it one step per click.
+ */
+export class SpecRun {
   private conns: Conn[] = [];
   private buffer: string[] = [];
   private anyNewNotice = false;
   private waitQuery = '';
-  private readonly spec: TestSpec;
+  private waiting: RunStep[] = [];
+  readonly spec: TestSpec;
   private readonly options: RunOptions;
   private readonly maxWait: number;
   private readonly poll: number;
@@ -124,45 +175,51 @@ class Runner {
     this.buffer.push(text);
   }
 
-  private flush(): void {
-    if (this.buffer.length) this.options.write(this.buffer.join(''));
+  /** Hands the text so far to `write`. */
+  flush(): void {
+    if (this.buffer.length) this.options.write?.(this.buffer.join(''));
     this.buffer = [];
   }
 
-  async run(): Promise<number> {
-    try {
-      try {
-        for (const warning of checkSpec(this.spec)) this.out(`${warning}\n`);
-      } catch (error) {
-        throw new Fatal(`${(error as Error).message}\n`);
-      }
-      this.out(`Parsed test spec with ${this.spec.sessions.length} sessions\n`);
-      await this.connect();
-      const permutations = this.spec.permutations.length
-        ? this.spec.permutations
-        : allPermutations(this.spec);
-      for (const permutation of permutations) await this.permutation(this.resolve(permutation));
-      return 0;
-    } catch (error) {
-      if (!(error instanceof Fatal)) throw error;
-      this.out(error.message);
-      return 1;
-    } finally {
-      this.flush();
-      await this.disconnect();
-    }
+  /** Drops text not yet flushed (a permutation cut short prints only its verdict). */
+  discard(): void {
+    this.buffer = [];
   }
 
-  private async connect(): Promise<void> {
+  /** The session of spec session `index` (0-based), once connected. */
+  session(index: number): Session {
+    return this.conns[index + 1]!.session;
+  }
+
+  /** Steps sent and not yet completed, in the order they were sent. */
+  get pending(): Step[] {
+    return this.conns.flatMap((c) => (c.active ? [c.active.pstep.step] : []));
+  }
+
+  /** Opens the control connection and one per spec session, as the tester does. */
+  async connect(): Promise<void> {
     const names = ['control connection', ...this.spec.sessions.map((s) => s.name)];
     const prefix = `isolation/${this.options.testName ?? 'spec'}/`;
     for (const [i, name] of names.entries()) {
       try {
+        const own = i === 0 ? {} : (this.options.sessionOptions?.(i - 1) ?? {});
+        const applicationName =
+          i > 0 && this.options.applicationName
+            ? this.options.applicationName(i - 1, name)
+            : prefix + name;
         const session = await this.options.engine.openSession({
-          applicationName: prefix + name,
           role: this.options.role,
+          ...own,
+          applicationName,
         });
-        this.conns.push({ name, session, pid: session.pid, active: null, totalNotices: 0 });
+        this.conns.push({
+          name,
+          session,
+          pid: session.pid,
+          active: null,
+          totalNotices: 0,
+          unread: [],
+        });
       } catch (error) {
         throw new Fatal(`Connection ${i} failed: ${errorText(error)}`);
       }
@@ -174,15 +231,16 @@ class Runner {
     this.waitQuery = `SELECT pg_isolation_test_session_is_blocked($1, '{${pids.join(',')}}')`;
   }
 
-  private async disconnect(): Promise<void> {
-    // A session still waiting on a lock may not answer a polite close; do not hang on it.
+  /** Closes every connection; one still waiting on a lock is not waited for long. */
+  async disconnect(): Promise<void> {
     await Promise.all(
       this.conns.map((c) => Promise.race([c.session.close().catch(() => {}), delay(1000).promise])),
     );
     this.conns = [];
   }
 
-  private resolve(permutation: TestSpec['permutations'][number]): RunStep[] {
+  /** The steps of `permutation`, resolved to the spec's steps and blockers. */
+  resolve(permutation: PermutationStep[]): RunStep[] {
     const byName = new Map(this.spec.sessions.flatMap((s) => s.steps).map((s) => [s.name, s]));
     return permutation.map((p) => ({
       name: p.name,
@@ -197,73 +255,36 @@ class Runner {
     }));
   }
 
-  private async permutation(steps: RunStep[]): Promise<void> {
-    const header = `\nstarting permutation:${steps.map((s) => ` ${s.name}`).join('')}\n`;
-    this.flush();
-    this.out(header);
-    try {
-      const reason = this.options.notExpressible?.(steps.map((s) => s.step));
-      if (reason !== undefined) throw new NotExpressible(reason);
-      await this.runSteps(steps);
-    } catch (error) {
-      if (!(error instanceof NotExpressible)) throw error;
-      this.buffer = [header, `not expressible: ${error.message}\n`];
-      this.flush();
-      await this.abandon();
-    }
-    this.flush();
-  }
-
-  /** After a permutation cut short: let running steps end, roll back, tear down quietly. */
-  private async abandon(): Promise<void> {
-    const quiet = (c: Conn, sql: string) => c.session.query(sql).catch(() => undefined);
-    // Idle sessions first: a step still running may be waiting for one of them.
-    const running = this.conns.filter((c) => c.active && !c.active.done);
-    for (const c of this.conns.slice(1)) if (!running.includes(c)) await quiet(c, 'ROLLBACK');
-    await Promise.all(
-      running.map(async (c) => {
-        const limit = delay(this.maxWait);
-        await Promise.race([c.active!.settled, limit.promise]);
-        limit.cancel(); // a pending timer would keep the process alive for maxWait
-      }),
-    );
-    for (const c of this.conns) c.active = null;
-    for (const c of running) if (c !== this.conns[0]) await quiet(c, 'ROLLBACK');
-    for (const [i, s] of this.spec.sessions.entries())
-      if (s.teardownSql) await quiet(this.conns[i + 1]!, s.teardownSql);
-    if (this.spec.teardownSql) await quiet(this.conns[0]!, this.spec.teardownSql);
-    this.buffer = [];
-  }
-
   /** PQexec of a setup or teardown block: prints the last result if it has rows. */
   private async utility(conn: Conn, sql: string, failure: string, fatal: boolean): Promise<void> {
     let reply: QueryResult;
     try {
       reply = await conn.session.query(sql);
     } catch (error) {
-      if (isNotExpressible(error)) throw new NotExpressible(error.message);
-      if (error instanceof PgError) this.notices(conn, error.partial);
+      if (isNotExpressible(error)) throw new PermutationNotExpressible(error);
+      if (error instanceof PgError) this.notices(conn, error.partial.notices);
       const text = `${failure}${errorText(error, sql)}`;
       if (fatal) throw new Fatal(text);
       this.out(text);
       return;
     }
-    this.notices(conn, reply);
+    this.notices(conn, reply.notices);
     const last = reply.results.at(-1);
     if (last && last.fields.length > 0) this.out(formatResultSet(last.fields, last.rows));
   }
 
   /** The tester's notice processor: the control connection's notices are dropped. */
-  private notices(conn: Conn, reply: QueryResult): void {
+  private notices(conn: Conn, notices: Notice[]): void {
     if (conn === this.conns[0]) return;
-    for (const notice of reply.notices) {
+    for (const notice of notices) {
       this.out(formatNotice(conn.name, notice));
       conn.totalNotices++;
       this.anyNewNotice = true;
     }
   }
 
-  private async runSteps(steps: RunStep[]): Promise<void> {
+  /** The spec's setup blocks, then each session's. */
+  async setup(): Promise<void> {
     const [control, ...sessionConns] = this.conns;
     for (const sql of this.spec.setupSqls)
       await this.utility(control!, sql, 'setup failed: ', true);
@@ -275,41 +296,52 @@ class Runner {
           `setup of session ${s.name} failed: `,
           true,
         );
+    this.waiting = [];
+  }
 
-    let waiting: RunStep[] = [];
-    for (const pstep of steps) {
-      const conn = this.conns[1 + pstep.step.session]!;
-      // The session is still busy with an earlier step: wait for it to finish first.
-      if (conn.active) {
-        const start = Date.now();
-        while (conn.active) {
-          const old = conn.active.pstep;
-          if (!(await this.tryCompleteStep(old, STEP_RETRY)))
-            waiting = waiting.filter((w) => w !== old);
-          waiting = await this.tryCompleteSteps(waiting, STEP_NONBLOCK | STEP_RETRY);
-          if (conn.active && Date.now() - start > 2 * this.maxWait) {
-            const names = this.conns.flatMap((c) => (c.active ? [` ${c.active.pstep.name}`] : []));
-            throw new Fatal(
-              `step ${conn.active.pstep.name} timed out after ${Math.floor((Date.now() - start) / 1000)} seconds\n` +
-                `active steps are:${names.join('')}\n`,
-            );
-          }
+  /**
+   * Sends one permutation step, as run_permutation does: first lets its session's earlier
+   * step finish, then reports it done or waiting, and retries the steps already waiting.
+   */
+  async step(pstep: RunStep): Promise<void> {
+    const conn = this.conns[1 + pstep.step.session]!;
+    // The session is still busy with an earlier step: wait for it to finish first.
+    if (conn.active) {
+      const start = Date.now();
+      while (conn.active) {
+        const old = conn.active.pstep;
+        if (!(await this.tryCompleteStep(old, STEP_RETRY)))
+          this.waiting = this.waiting.filter((w) => w !== old);
+        this.waiting = await this.tryCompleteSteps(this.waiting, STEP_NONBLOCK | STEP_RETRY);
+        if (conn.active && Date.now() - start > 2 * this.maxWait) {
+          const names = this.conns.flatMap((c) => (c.active ? [` ${c.active.pstep.name}`] : []));
+          throw new Fatal(
+            `step ${conn.active.pstep.name} timed out after ${Math.floor((Date.now() - start) / 1000)} seconds\n` +
+              `active steps are:${names.join('')}\n`,
+          );
         }
       }
-
-      this.launch(conn, pstep);
-      for (const b of pstep.blockers)
-        if (b.kind === 'notices') b.target = b.count + this.conns[1 + b.step.session]!.totalNotices;
-
-      const mustWait = await this.tryCompleteStep(pstep, STEP_NONBLOCK);
-      waiting = await this.tryCompleteSteps(waiting, STEP_NONBLOCK | STEP_RETRY);
-      if (mustWait) waiting.push(pstep);
     }
 
-    waiting = await this.tryCompleteSteps(waiting, STEP_RETRY);
-    if (waiting.length)
-      throw new Fatal('failed to complete permutation due to mutually-blocking steps\n');
+    this.launch(conn, pstep);
+    for (const b of pstep.blockers)
+      if (b.kind === 'notices') b.target = b.count + this.conns[1 + b.step.session]!.totalNotices;
 
+    const mustWait = await this.tryCompleteStep(pstep, STEP_NONBLOCK);
+    this.waiting = await this.tryCompleteSteps(this.waiting, STEP_NONBLOCK | STEP_RETRY);
+    if (mustWait) this.waiting.push(pstep);
+  }
+
+  /** Waits for every step still waiting; fails as the tester does if they block each other. */
+  async finish(): Promise<void> {
+    this.waiting = await this.tryCompleteSteps(this.waiting, STEP_RETRY);
+    if (this.waiting.length)
+      throw new Fatal('failed to complete permutation due to mutually-blocking steps\n');
+  }
+
+  /** Each session's teardown block, then the spec's. */
+  async teardown(): Promise<void> {
+    const [control, ...sessionConns] = this.conns;
     for (const [i, s] of this.spec.sessions.entries())
       if (s.teardownSql)
         await this.utility(
@@ -318,24 +350,98 @@ class Runner {
           `teardown of session ${s.name} failed: `,
           false,
         );
-    if (this.spec.teardownSql)
-      await this.utility(control!, this.spec.teardownSql, 'teardown failed: ', false);
+    for (const sql of [this.spec.teardownSql ?? [], this.spec.teardownSqls ?? []].flat())
+      await this.utility(control!, sql, 'teardown failed: ', false);
   }
 
-  /** PQsendQuery: the step's text over the simple protocol, not awaited. */
+  /** After a permutation cut short: let running steps end, roll back, tear down quietly. */
+  async abandon(): Promise<void> {
+    const quiet = (c: Conn, sql: string) => c.session.query(sql).catch(() => undefined);
+    // Idle sessions first: a step still running may be waiting for one of them.
+    const running = this.conns.filter((c) => c.active && !c.active.done);
+    for (const c of this.conns.slice(1)) if (!running.includes(c)) await quiet(c, 'ROLLBACK');
+    await Promise.all(
+      running.map(async (c) => {
+        const limit = delay(this.maxWait);
+        await Promise.race([c.active!.settled, limit.promise]);
+        limit.cancel(); // a pending timer would keep the process alive for maxWait
+      }),
+    );
+    for (const c of this.conns) {
+      c.active = null;
+      c.unread = [];
+    }
+    this.waiting = [];
+    for (const c of running) if (c !== this.conns[0]) await quiet(c, 'ROLLBACK');
+    for (const [i, s] of this.spec.sessions.entries())
+      if (s.teardownSql) await quiet(this.conns[i + 1]!, s.teardownSql);
+    for (const sql of [this.spec.teardownSql ?? [], this.spec.teardownSqls ?? []].flat())
+      await quiet(this.conns[0]!, sql);
+    this.buffer = [];
+  }
+
+  /** Runs one whole permutation, printing it; a refusal prints only its verdict. */
+  async permutation(steps: RunStep[]): Promise<void> {
+    const header = `\nstarting permutation:${steps.map((s) => ` ${s.name}`).join('')}\n`;
+    this.flush();
+    this.out(header);
+    try {
+      const reason = this.options.notExpressible?.(steps.map((s) => s.step));
+      if (reason !== undefined) {
+        const cause = new Error(reason);
+        cause.name = notExpressibleErrorName;
+        throw new PermutationNotExpressible(cause);
+      }
+      await this.setup();
+      for (const pstep of steps) await this.step(pstep);
+      await this.finish();
+      await this.teardown();
+    } catch (error) {
+      if (!(error instanceof PermutationNotExpressible)) throw error;
+      this.buffer = [header, `not expressible: ${error.message}\n`];
+      this.flush();
+      await this.abandon();
+    }
+    this.flush();
+  }
+
+  /** PQsendQuery: the step's text, not awaited; notices are read as they arrive. */
   private launch(conn: Conn, pstep: RunStep): void {
-    const active: Active = { pstep, done: false, noticesSeen: false, settled: Promise.resolve() };
-    active.settled = conn.session.query(pstep.step.sql).then(
+    const active: Active = {
+      pstep,
+      done: false,
+      waited: false,
+      notices: [],
+      startedAt: performance.now(),
+      doneAt: 0,
+      settled: Promise.resolve(),
+    };
+    const onNotice = (notice: Notice) => {
+      if (conn.active !== active) return;
+      active.notices.push(notice);
+      conn.unread.push(notice);
+    };
+    const { sql, params } = pstep.step;
+    active.settled = conn.session.query(sql, params, { onNotice }).then(
       (result) => {
         active.result = result;
+        active.doneAt = performance.now();
         active.done = true;
       },
       (error: unknown) => {
         active.error = error;
+        active.doneAt = performance.now();
         active.done = true;
       },
     );
     conn.active = active;
+  }
+
+  /** Prints what `conn` sent that the tester has not read yet, as PQconsumeInput would. */
+  private readNotices(conn: Conn): void {
+    const unread = conn.unread;
+    conn.unread = [];
+    this.notices(conn, unread);
   }
 
   private async isBlocked(conn: Conn): Promise<boolean> {
@@ -345,6 +451,7 @@ class Runner {
       if (rows.length !== 1) throw new Error(`returned ${rows.length} rows`);
       return rows[0]![0]?.startsWith('t') ?? false;
     } catch (error) {
+      if (isNotExpressible(error)) throw new PermutationNotExpressible(error);
       throw new Fatal(`lock wait query failed: ${errorText(error)}`);
     }
   }
@@ -368,6 +475,14 @@ class Runner {
     return waiting;
   }
 
+  /** Reports `pstep` as waiting: the `.out` line, and the event. */
+  private reportWaiting(pstep: RunStep, active: Active): void {
+    const { step } = pstep;
+    this.out(`step ${step.name}: ${step.sql} <waiting ...>\n`);
+    active.waited = true;
+    this.options.onEvent?.({ type: 'waiting', step });
+  }
+
   /**
    * Waits for a sent step to complete or to wait on a lock. Returns true when it has not
    * completed (it waits on a lock under STEP_NONBLOCK, or a blocker holds it back).
@@ -376,11 +491,10 @@ class Runner {
     const { step } = pstep;
     const conn = this.conns[1 + step.session]!;
     const active = conn.active!;
-    const waitingLine = `step ${step.name}: ${step.sql} <waiting ...>\n`;
 
     // `(*)`: report the step as waiting once, whatever it is doing.
     if (!(flags & STEP_RETRY) && pstep.blockers.some((b) => b.kind === 'once')) {
-      this.out(waitingLine);
+      this.reportWaiting(pstep, active);
       return true;
     }
 
@@ -391,10 +505,12 @@ class Runner {
       await Promise.race([active.settled, tick.promise]);
       tick.cancel();
       if (active.done) break;
+      this.readNotices(conn);
       if (flags & STEP_NONBLOCK && (await this.isBlocked(conn))) {
         // The probe took time: the step may have finished meanwhile.
         if (active.done) break;
-        if (!(flags & STEP_RETRY)) this.out(waitingLine);
+        this.readNotices(conn);
+        if (!(flags & STEP_RETRY)) this.reportWaiting(pstep, active);
         return true;
       }
       const waited = Date.now() - start;
@@ -411,17 +527,12 @@ class Runner {
         throw new Fatal(`step ${step.name} timed out after ${Math.floor(waited / 1000)} seconds\n`);
     }
 
-    if (isNotExpressible(active.error)) throw new NotExpressible(active.error.message);
+    if (isNotExpressible(active.error)) throw new PermutationNotExpressible(active.error);
     // libpq hands notices to the processor as it reads them, before the step's results.
-    if (!active.noticesSeen) {
-      active.noticesSeen = true;
-      const reply =
-        active.result ?? (active.error instanceof PgError ? active.error.partial : null);
-      if (reply) this.notices(conn, reply);
-    }
+    this.readNotices(conn);
 
     if (this.stepHasBlocker(pstep)) {
-      if (!(flags & STEP_RETRY)) this.out(waitingLine);
+      if (!(flags & STEP_RETRY)) this.reportWaiting(pstep, active);
       return true;
     }
 
@@ -442,6 +553,17 @@ class Runner {
       );
     }
     conn.active = null;
+    this.options.onEvent?.({
+      type: 'completed',
+      outcome: {
+        step,
+        waited: active.waited,
+        result: active.result,
+        error: active.error,
+        notices: active.notices,
+        elapsedMs: active.doneAt - active.startedAt,
+      },
+    });
     return false;
   }
 
@@ -456,9 +578,46 @@ class Runner {
 }
 
 /**
+ * Opens `spec`'s sessions on `options.engine` and returns the run, ready for `setup` and
+ * `step`; the caller ends it with `disconnect`. Throws the tester's text when a
+ * connection fails.
+ */
+export async function openSpecRun(spec: TestSpec, options: RunOptions): Promise<SpecRun> {
+  const run = new SpecRun(spec, options);
+  try {
+    await run.connect();
+  } catch (error) {
+    await run.disconnect();
+    throw error instanceof Fatal ? new Error(error.message.trimEnd()) : error;
+  }
+  return run;
+}
+
+/**
  * Runs every permutation of `spec` on `options.engine`, writing the tester's output;
  * resolves to the tester's exit status (1 when it would have given up).
  */
-export function runSpec(spec: TestSpec, options: RunOptions): Promise<number> {
-  return new Runner(spec, options).run();
+export async function runSpec(spec: TestSpec, options: RunOptions): Promise<number> {
+  const run = new SpecRun(spec, options);
+  const out = (text: string) => options.write?.(text);
+  try {
+    try {
+      for (const warning of checkSpec(spec)) out(`${warning}\n`);
+    } catch (error) {
+      throw new Fatal(`${(error as Error).message}\n`);
+    }
+    out(`Parsed test spec with ${spec.sessions.length} sessions\n`);
+    await run.connect();
+    const permutations = spec.permutations.length ? spec.permutations : allPermutations(spec);
+    for (const permutation of permutations) await run.permutation(run.resolve(permutation));
+    return 0;
+  } catch (error) {
+    if (!(error instanceof Fatal)) throw error;
+    run.flush();
+    out(error.message);
+    return 1;
+  } finally {
+    run.flush();
+    await run.disconnect();
+  }
 }

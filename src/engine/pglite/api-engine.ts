@@ -2,6 +2,7 @@ import {
   EngineGoneError,
   NotExpressibleError,
   PgError,
+  type QueryOptions,
   type QueryResult,
   type Session,
 } from '../types';
@@ -29,10 +30,13 @@ export function apiSession(call: CallApi, opened: OpenReply, alive: () => boolea
   return {
     id,
     pid,
-    async query(sql: string, params?: unknown[]): Promise<QueryResult> {
+    async query(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult> {
       if (!alive()) throw gone();
       const reply = await call('query', id, sql, params);
       if ('notExpressible' in reply) throw new NotExpressibleError(reply.notExpressible);
+      // The worker answers once the statement ends, with every notice it sent.
+      for (const notice of reply.ok ? reply.result.notices : reply.partial.notices)
+        options?.onNotice?.(notice);
       if (!reply.ok) throw new PgError(reply.error, reply.partial);
       return reply.result;
     },

@@ -8,7 +8,14 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { PgError, type Engine, type Notice, type QueryResult, type Session } from '../types';
+import {
+  PgError,
+  type Engine,
+  type Notice,
+  type QueryOptions,
+  type QueryResult,
+  type Session,
+} from '../types';
 import { parseCommandTag } from '../command-tag';
 import { serverSettings } from '../settings';
 
@@ -143,6 +150,7 @@ function toPgError(error: pg.DatabaseError, notices: Notice[]): PgError {
 
 function serverSession(client: pg.Client, id: number, forget: () => void): Session {
   let notices: Notice[] = [];
+  let onNotice: QueryOptions['onNotice'];
   let tags: string[] = [];
   // A FATAL the server sends while the client is idle (a timeout, a terminate) arrives
   // as an 'error' event; the client reads it with its next statement.
@@ -150,7 +158,11 @@ function serverSession(client: pg.Client, id: number, forget: () => void): Sessi
   client.on('error', (error) => {
     if (error instanceof pg.DatabaseError) fatal = error;
   });
-  client.on('notice', (n) => notices.push(toNotice(n as PgNotice)));
+  client.on('notice', (n) => {
+    const notice = toNotice(n as PgNotice);
+    notices.push(notice);
+    onNotice?.(notice);
+  });
   // pg keeps only the first word of a command tag (`CREATE`); the raw tag is on the wire.
   const connection = (client as unknown as { connection: import('node:events').EventEmitter })
     .connection;
@@ -158,9 +170,10 @@ function serverSession(client: pg.Client, id: number, forget: () => void): Sessi
   return {
     id,
     pid: (client as unknown as { processID: number }).processID,
-    async query(sql: string, params?: unknown[]): Promise<QueryResult> {
+    async query(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult> {
       if (fatal) throw toPgError(fatal, []);
       notices = [];
+      onNotice = options?.onNotice;
       tags = [];
       try {
         const reply = await client.query({ text: sql, values: params, rowMode: 'array' });
