@@ -5,7 +5,14 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  globalIgnores(['dist/', '.astro/', 'node_modules/', 'public/engine/', 'bench/.out/']),
+  globalIgnores([
+    'dist/',
+    '.astro/',
+    'node_modules/',
+    'public/engine/',
+    'bench/.out/',
+    '.scratch/',
+  ]),
   {
     files: ['**/*.{ts,tsx,js,mjs}'],
     extends: [js.configs.recommended, tseslint.configs.recommended],

@@ -1,6 +1,8 @@
 import { defineCollection } from 'astro:content';
 import { glob } from 'astro/loaders';
 import { z } from 'astro/zod';
+import { recordingSchema } from './scenario/recording';
+import { scenarioSchema } from './scenario/schema';
 
 /**
  * The explainer chapters: MDX files in the top-level `content/chapters/` folder. A file's
@@ -20,4 +22,19 @@ const chapters = defineCollection({
   }),
 });
 
-export const collections = { chapters };
+/**
+ * The demos' scenarios: `content/scenarios/<id>.yaml`, one per scenario demo, its id the
+ * demo's. The format is documented field by field in src/scenario/schema.ts.
+ */
+const scenarios = defineCollection({
+  loader: glob({ pattern: '*.yaml', base: './content/scenarios' }),
+  schema: scenarioSchema,
+});
+
+/** PostgreSQL 18's output for what PGlite cannot show, written by `npm run record`. */
+const recordings = defineCollection({
+  loader: glob({ pattern: '*.json', base: './content/recordings' }),
+  schema: recordingSchema,
+});
+
+export const collections = { chapters, scenarios, recordings };

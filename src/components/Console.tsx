@@ -20,18 +20,14 @@ import {
   type PgErrorFields,
   type QueryResult,
   type Session,
-  type StatementResult,
 } from '../engine/types';
 import { DemoShell, describeProgress, type DemoContext } from './DemoShell';
 import { runScript } from './run-script';
 import { sqlHighlightStyle } from './sql-highlight';
-import { commandTag, messageLines, noticeText, summarise, summariseError } from './console-text';
-import { formatErrorPointer, locateErrorPosition } from './error-position';
+import { summarise, summariseError } from './console-text';
+import { ErrorView, NoticeList, ResultList } from './Output';
 import { emptyHistory, remember, step, type StatementHistory } from './statement-history';
 import { describeSession, SessionTabs, tabIds, type SessionTab } from './SessionTabs';
-
-/** Rows drawn per result; more would make the page slow without teaching anything. */
-const ROW_LIMIT = 500;
 
 const STARTING_SQL = `-- Ctrl+Enter (⌘+Enter on a Mac) runs everything in this box.
 CREATE TABLE IF NOT EXISTS jobs (
@@ -41,6 +37,12 @@ CREATE TABLE IF NOT EXISTS jobs (
 );
 INSERT INTO jobs (kind) VALUES ('convert'), ('email'), ('thumbnail');
 SELECT id, kind, state FROM jobs ORDER BY id;`;
+
+/** What a tab handed over by a demo starts with: the session is as the demo left it. */
+const ADOPTED_SQL = `-- This session is in the state the demo left it: its transaction, if one is open,
+-- is still open. Try COMMIT, or ask what everyone holds:
+SELECT pid, application_name, state, backend_xid, backend_xmin, wait_event_type, wait_event
+  FROM pg_stat_activity ORDER BY pid;`;
 
 /** What the console shows below the editor after a run. */
 type Outcome =
@@ -66,18 +68,41 @@ export function Console({ embed = false }: { embed?: boolean }) {
 
 export default Console;
 
+/** A session opened elsewhere (a demo's), handed to the console as a tab of its own. */
+export interface AdoptedSession {
+  label: string;
+  applicationName: string;
+  session: Session;
+}
+
 /**
  * The console's tabs, one session each: opens and closes the sessions, keeps the badges
  * current from `listSessions`, counts finished runs in `data-runs`, and resets everything.
+ * With `adopt`, it starts with those sessions as its tabs, in whatever state they are.
  */
-function ConsoleBody({ engine, state, progress, restart, setRootData }: DemoContext) {
+export function ConsoleBody({
+  engine,
+  state,
+  progress,
+  restart,
+  setRootData,
+  adopt,
+}: DemoContext & { adopt?: AdoptedSession[] }) {
   const idBase = useId();
   const rootRef = useRef<HTMLDivElement>(null);
-  const nextKeyRef = useRef(1);
-  const nextNumberRef = useRef(2);
-  const [tabs, setTabs] = useState<SessionTab[]>(() => [
-    { key: 0, label: FIRST_TAB_NAME, applicationName: FIRST_TAB_NAME },
-  ]);
+  const [adopted] = useState(() =>
+    (adopt ?? []).map((a, key) => ({
+      tab: { key, label: a.label, applicationName: a.applicationName },
+      session: a.session,
+    })),
+  );
+  const nextKeyRef = useRef(Math.max(1, adopted.length));
+  const nextNumberRef = useRef(adopted.length + 1);
+  const [tabs, setTabs] = useState<SessionTab[]>(() =>
+    adopted.length
+      ? adopted.map((a) => a.tab)
+      : [{ key: 0, label: FIRST_TAB_NAME, applicationName: FIRST_TAB_NAME }],
+  );
   const [activeKey, setActiveKey] = useState(0);
   // The first tab after a reset shows how the restart went until it runs something.
   const [resetNote, setResetNote] = useState<{ key: number; status: string } | null>(null);
@@ -85,8 +110,12 @@ function ConsoleBody({ engine, state, progress, restart, setRootData }: DemoCont
   const resetGenerationRef = useRef(0);
   const [serverVersion, setServerVersion] = useState<string | null>(null);
   // Each tab's session, opening or open: one promise, so a Run during the open waits for it.
-  const sessionsRef = useRef(new Map<number, Promise<Session>>());
-  const [sessionIds, setSessionIds] = useState<ReadonlyMap<number, number>>(new Map());
+  const sessionsRef = useRef(
+    new Map<number, Promise<Session>>(adopted.map((a) => [a.tab.key, Promise.resolve(a.session)])),
+  );
+  const [sessionIds, setSessionIds] = useState<ReadonlyMap<number, number>>(
+    () => new Map(adopted.map((a) => [a.tab.key, a.session.id])),
+  );
   const [infos, setInfos] = useState<SessionInfo[]>([]);
   const [runningKeys, setRunningKeys] = useState<ReadonlySet<number>>(new Set());
   // Runs that finished with an answer (rows, an error, or the engine gone), in any tab.
@@ -144,10 +173,14 @@ function ConsoleBody({ engine, state, progress, restart, setRootData }: DemoCont
   );
 
   useEffect(() => {
+    if (adopted.length) {
+      engine.listSessions().then(setInfos, () => {});
+      return;
+    }
     openTabSession({ key: 0, label: FIRST_TAB_NAME, applicationName: FIRST_TAB_NAME }, true).catch(
       () => {},
     );
-  }, [openTabSession]);
+  }, [openTabSession, adopted, engine]);
 
   useEffect(() => {
     setRootData({ runs: String(finishedRuns) });
@@ -300,7 +333,13 @@ function ConsoleBody({ engine, state, progress, restart, setRootData }: DemoCont
             idBase={idBase}
             tab={tab}
             active={tab.key === activeKey}
-            first={tab.key === tabs[0]?.key}
+            initialSql={
+              adopted.some((a) => a.tab.key === tab.key)
+                ? ADOPTED_SQL
+                : !adopted.length && tab.key === tabs[0]?.key
+                  ? STARTING_SQL
+                  : ''
+            }
             info={id === undefined ? undefined : infos.find((info) => info.id === id)}
             engine={engine}
             openSession={openTabSession}
@@ -327,8 +366,8 @@ interface SessionPanelProps {
   tab: SessionTab;
   /** Only the selected tab's panel is shown, so one editor named "SQL" is visible. */
   active: boolean;
-  /** The console's first tab starts with the example script. */
-  first: boolean;
+  /** What the editor holds at first: the example script in the console's first tab. */
+  initialSql: string;
   info: SessionInfo | undefined;
   engine: PageEngine;
   openSession: (tab: SessionTab) => Promise<Session>;
@@ -352,7 +391,7 @@ function SessionPanel({
   idBase,
   tab,
   active,
-  first,
+  initialSql,
   info,
   engine,
   openSession,
@@ -374,7 +413,7 @@ function SessionPanel({
   // Each run takes a new generation, and so does unmounting; an older answer is dropped.
   const generationRef = useRef(0);
   const runRef = useRef<() => void>(() => {});
-  const initialDocRef = useRef(first ? STARTING_SQL : '');
+  const initialDocRef = useRef(initialSql);
   const [running, setRunning] = useState(false);
   const [status, setStatus] = useState<string | null>(null);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
@@ -720,80 +759,6 @@ function OutcomeView({ outcome }: { outcome: Outcome }) {
   }
 }
 
-function ResultList({ results }: { results: StatementResult[] }) {
-  return (
-    <>
-      {results.map((result, index) => (
-        <ResultView key={index} result={result} index={index} />
-      ))}
-    </>
-  );
-}
-
-function ResultView({ result, index }: { result: StatementResult; index: number }) {
-  const tag = commandTag(result);
-  const shown = result.rows.slice(0, ROW_LIMIT);
-  return (
-    <div className="result">
-      <p className="command-tag">{tag}</p>
-      {result.fields.length > 0 ? (
-        <div
-          className="table-scroll"
-          tabIndex={0}
-          role="group"
-          aria-label={`Rows of statement ${index + 1}`}
-        >
-          <table aria-label={`Statement ${index + 1}: ${tag}`}>
-            <thead>
-              <tr>
-                {result.fields.map((field, column) => (
-                  <th key={column} scope="col">
-                    {field.name}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {shown.map((row, rowIndex) => (
-                <tr key={rowIndex}>
-                  {result.fields.map((_field, column) => {
-                    const value = row[column];
-                    return (
-                      <td key={column}>
-                        {value === null ? <span className="null">NULL</span> : (value ?? '')}
-                      </td>
-                    );
-                  })}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
-      {result.rows.length > ROW_LIMIT ? (
-        <p className="row-limit">
-          Showing the first {ROW_LIMIT} of {result.rows.length} rows.
-        </p>
-      ) : null}
-    </div>
-  );
-}
-
-function ErrorView({ query, error }: { query: string; error: PgErrorFields }) {
-  const pointer = useMemo(
-    () => (error.position === undefined ? null : locateErrorPosition(query, error.position)),
-    [query, error.position],
-  );
-  const lines = [`${error.severity}:  ${error.message}`];
-  if (pointer) lines.push(...formatErrorPointer(pointer));
-  lines.push(...messageLines(error.severity, error).slice(1), `SQLSTATE: ${error.code}`);
-  return (
-    <div className="console-error" role="region" aria-label="Error">
-      <pre tabIndex={0}>{lines.join('\n')}</pre>
-    </div>
-  );
-}
-
 function NoticesView({ outcome }: { outcome: Outcome }) {
   const notices =
     outcome.kind === 'done'
@@ -801,15 +766,5 @@ function NoticesView({ outcome }: { outcome: Outcome }) {
       : outcome.kind === 'pg-error'
         ? outcome.partial.notices
         : [];
-  if (notices.length === 0) return null;
-  return (
-    <div className="console-notices" role="region" aria-label="Notices">
-      <p className="panel-title">Notices</p>
-      {notices.map((notice, index) => (
-        <pre key={index} className="notice">
-          {noticeText(notice)}
-        </pre>
-      ))}
-    </div>
-  );
+  return <NoticeList notices={notices} />;
 }

@@ -27,6 +27,7 @@ import { drawCounter } from '../viz/counter';
 import '../viz/counter.css';
 import { counterPicture } from './counter-picture-map';
 import { momentSearch, readCounterParams, type CounterParams } from './counter-params';
+import { AddressProblems } from './AddressProblems';
 import { DemoShell, type DemoContext } from './DemoShell';
 
 /** How often the picture asks the engine for pg_stat_activity and dead tuples. */
@@ -303,16 +304,7 @@ function CounterBody({ engine, setRootData }: DemoContext) {
   const running = phase === 'running';
   return (
     <div className="counter-demo">
-      {params.problems.length > 0 ? (
-        <div className="counter-problems" role="note">
-          <p>Some settings in the address were not used:</p>
-          <ul>
-            {params.problems.map((p) => (
-              <li key={p}>{p}</li>
-            ))}
-          </ul>
-        </div>
-      ) : null}
+      <AddressProblems problems={params.problems} />
       <div className="counter-controls" role="group" aria-label="Counter settings">
         <WholeNumberField
           label="Workers"

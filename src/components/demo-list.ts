@@ -1,14 +1,34 @@
-/** A demo teachers can link to or embed; its id is part of a URL and never changes. */
-export interface DemoInfo {
-  id: string;
-  title: string;
+/** A URL parameter a demo's embed reads, for the teacher's docs. */
+export interface DemoParameter {
+  name: string;
+  /** The values it takes, e.g. `0–40` or `hold | claim-close`. */
+  values: string;
   description: string;
-  /** A starting height for the iframe, in CSS pixels, before the demo reports its own. */
-  embedHeight: number;
 }
 
-/** Every demo with a page under `/embed/<id>/`. */
-export const demos: readonly DemoInfo[] = [
+/** A demo teachers can link to or embed; its id is part of a URL and never changes. */
+export type DemoEntry =
+  | {
+      id: string;
+      title: string;
+      description: string;
+      /** A starting height for the iframe, in CSS pixels, before the demo reports its own. */
+      embedHeight: number;
+      scenario?: false;
+      /** Where the demo lives on the site besides `/demos/<id>/`. */
+      page: string;
+      /** URL parameters of its own (every embed also takes theme, load and present). */
+      parameters: DemoParameter[];
+    }
+  | {
+      id: string;
+      embedHeight: number;
+      /** Played from `content/scenarios/<id>.yaml` by the scenario player. */
+      scenario: true;
+    };
+
+/** Every demo with a page under `/demos/<id>/` and `/embed/<id>/`. */
+export const demos: readonly DemoEntry[] = [
   {
     id: 'console',
     title: 'SQL console',
@@ -16,6 +36,8 @@ export const demos: readonly DemoInfo[] = [
       'A PostgreSQL 18 session in the browser: type SQL, run it, and see the command tags, rows, ' +
       'notices and errors PostgreSQL sends back.',
     embedHeight: 640,
+    page: 'lab/',
+    parameters: [],
   },
   {
     id: 'counter',
@@ -24,5 +46,21 @@ export const demos: readonly DemoInfo[] = [
       'Workers and API processes on real PostgreSQL sessions: seats are connections, open ledger ' +
       'pages are transactions, and the clerk (VACUUM) cannot file behind the oldest open page.',
     embedHeight: 900,
+    page: 'lab/counter/',
+    parameters: [
+      { name: 'workers', values: '0–40', description: 'workers claiming jobs' },
+      { name: 'api', values: '0–4', description: 'API processes with connection pools' },
+      { name: 'shape', values: 'hold | claim-close', description: 'how workers hold their jobs' },
+      { name: 'connections', values: '1–3', description: 'connections per worker' },
+      { name: 'speed', values: '0.25–8', description: 'simulated time per real second' },
+      { name: 'seed', values: 'a whole number', description: 'the simulation’s random seed' },
+      { name: 'paused', values: '1 | 0', description: 'start paused' },
+    ],
   },
+  // Scenario demos: their titles, descriptions and parameters come from their scenario
+  // files (see demo-catalog.ts).
+  { id: 'skip-locked', embedHeight: 1200, scenario: true },
+  { id: 'horizon', embedHeight: 1300, scenario: true },
+  { id: 'activity', embedHeight: 1200, scenario: true },
+  { id: 'idle-timeout', embedHeight: 1200, scenario: true },
 ];

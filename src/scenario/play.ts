@@ -1,0 +1,245 @@
+// Plays a scenario on any engine, one step at a time: the player's Next in the browser,
+// and the whole scenario in the tests. The spec runner does the sending and tells a step
+// that waits on a lock from one still working, as PostgreSQL's isolation tester does.
+import { PgError, type Engine, type Session } from '../engine/types';
+import {
+  openSpecRun,
+  PermutationNotExpressible,
+  type SpecRun,
+  type StepOutcome,
+} from '../spec/run';
+import {
+  checkClaim,
+  keptValues,
+  stepOutput,
+  type ClaimCheck,
+  type Kept,
+  type StepOutput,
+} from './claims';
+import {
+  planDatabases,
+  planSessions,
+  planSteps,
+  toSpec,
+  type PlannedStep,
+  type Selection,
+} from './plan';
+import type { Scenario } from './schema';
+
+/** What became of one step so far. */
+export type StepReport =
+  | { step: PlannedStep; status: 'waiting' }
+  | { step: PlannedStep; status: 'completed'; output: StepOutput; claims: ClaimCheck[] }
+  /** The engine cannot show this step truthfully; `kind` and `reason` say why. */
+  | { step: PlannedStep; status: 'refused'; kind: string; reason: string };
+
+export interface PlayOptions {
+  /** Waits `ms` before a step that asks for a delay; the player's version can be stopped. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Hears each step's report as it happens (a waiting step, then its completion). */
+  onReport?: (report: StepReport) => void;
+}
+
+const plainSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** A run the player steps through: live on an engine, or from a recording. */
+export interface Playback {
+  readonly steps: PlannedStep[];
+  /** How many steps have been sent. */
+  readonly position: number;
+  /** Every step sent and answered (or one refused). */
+  readonly done: boolean;
+  /** Values kept so far, for later claims. */
+  readonly kept: Kept;
+  /** Sends the next step, after its delay; resolves once it completed or waits. */
+  next(): Promise<void>;
+  /** Ends the run: its teardown, its sessions. */
+  close(): Promise<void>;
+}
+
+/** A scenario's sessions on one engine, played step by step. */
+export class ScenarioPlay implements Playback {
+  readonly scenario: Scenario;
+  readonly steps: PlannedStep[];
+  /** How many steps have been sent. */
+  position = 0;
+  /** Every report so far, by step index: the latest one for each step. */
+  readonly reports: (StepReport | undefined)[];
+  /** Values kept so far, for later claims. */
+  readonly kept: Kept = {};
+  private run!: SpecRun;
+  private engine!: Engine;
+  private databases: string[] = [];
+  private teardownSqls: string[] = [];
+  private readonly options: PlayOptions;
+  private refused: StepReport | null = null;
+
+  private constructor(scenario: Scenario, steps: PlannedStep[], options: PlayOptions) {
+    this.scenario = scenario;
+    this.steps = steps;
+    this.options = options;
+    this.reports = steps.map(() => undefined);
+  }
+
+  /** Connects the scenario's sessions and runs its setup. */
+  static async start(
+    engine: Engine,
+    scenario: Scenario,
+    selection: Selection,
+    options: PlayOptions = {},
+  ): Promise<ScenarioPlay> {
+    const steps = planSteps(scenario, selection);
+    const sessions = planSessions(scenario, selection);
+    const play = new ScenarioPlay(scenario, steps, options);
+    play.engine = engine;
+    play.databases = planDatabases(scenario, selection);
+    await play.databaseDdl('CREATE');
+    const spec = toSpec(scenario, selection, steps);
+    play.teardownSqls = spec.teardownSqls ?? [];
+    play.run = await openSpecRun(spec, {
+      engine,
+      testName: scenario.id,
+      applicationName: (i) => sessions[i]!.application_name ?? sessions[i]!.name,
+      sessionOptions: (i) => ({
+        role: sessions[i]!.role,
+        ...(sessions[i]!.database ? { database: sessions[i]!.database } : {}),
+      }),
+      onEvent: (event) => {
+        if (event.type === 'waiting')
+          play.report({ step: play.byName(event.step.name), status: 'waiting' });
+        else play.complete(event.outcome);
+      },
+    });
+    try {
+      await play.run.setup();
+    } catch (error) {
+      await play.run.disconnect();
+      await play.databaseDdl('DROP');
+      throw error;
+    }
+    return play;
+  }
+
+  /** Creates or drops the databases this run needs, from a connection of its own. */
+  private async databaseDdl(verb: 'CREATE' | 'DROP'): Promise<void> {
+    if (this.databases.length === 0) return;
+    const session = await this.engine.openSession({
+      applicationName: `${this.scenario.id}/databases`,
+    });
+    try {
+      for (const db of this.databases)
+        await session.query(
+          verb === 'CREATE'
+            ? `CREATE DATABASE ${db}`
+            : `DROP DATABASE IF EXISTS ${db} WITH (FORCE)`,
+        );
+    } finally {
+      await session.close();
+    }
+  }
+
+  /** Whether every step has been sent and none is still waiting, or a step was refused. */
+  get done(): boolean {
+    return (
+      this.refused !== null ||
+      (this.position === this.steps.length && this.run.pending.length === 0)
+    );
+  }
+
+  /** The session a scenario session runs on, for the console's hand-off. */
+  session(index: number): Session {
+    return this.run.session(index);
+  }
+
+  /** Sends the next step, after its delay; resolves once it completed or waits. */
+  async next(): Promise<void> {
+    if (this.refused || this.position >= this.steps.length) return this.finish();
+    const step = this.steps[this.position]!;
+    if (step.afterMs > 0) await (this.options.sleep ?? plainSleep)(step.afterMs);
+    this.position++;
+    await this.guard(step, () =>
+      this.run.step(this.run.resolve([{ name: step.name, blockers: [] }])[0]!),
+    );
+    if (this.position === this.steps.length) await this.finish();
+  }
+
+  /** Lets every step still waiting complete (the isolation tester's end of a permutation). */
+  async finish(): Promise<void> {
+    if (this.refused || this.run.pending.length === 0) return;
+    await this.guard(this.steps[this.position - 1]!, () => this.run.finish());
+  }
+
+  /** Plays every step in order. */
+  async playAll(): Promise<void> {
+    while (!this.done) await this.next();
+  }
+
+  /**
+   * Runs the teardown and closes the sessions. Cut short (a step still waits, or one was
+   * refused), it closes them first, which ends their transactions and waits as a client's
+   * disconnect does, then tears down from a fresh connection.
+   */
+  async close(): Promise<void> {
+    try {
+      if (!this.refused && this.run.pending.length === 0) {
+        await this.run.teardown();
+        return;
+      }
+      await this.run.disconnect();
+      const session = await this.engine.openSession({
+        applicationName: `${this.scenario.id}/teardown`,
+      });
+      try {
+        for (const sql of this.teardownSqls) await session.query(sql).catch(() => undefined);
+      } finally {
+        await session.close();
+      }
+    } finally {
+      await this.run.disconnect();
+      await this.databaseDdl('DROP');
+    }
+  }
+
+  private async guard(step: PlannedStep, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      if (!(error instanceof PermutationNotExpressible)) throw error;
+      const cause = error.cause as Error & { kind?: string };
+      const pending = this.run.pending.map((s) => this.byName(s.name));
+      const refusedStep = pending.find((s) => s.index === step.index) ?? pending[0] ?? step;
+      this.report({
+        step: refusedStep,
+        status: 'refused',
+        kind: cause.kind ?? 'not-expressible',
+        reason: cause.message,
+      });
+    }
+  }
+
+  private byName(name: string): PlannedStep {
+    return this.steps.find((s) => s.name === name)!;
+  }
+
+  private complete(outcome: StepOutcome): void {
+    const step = this.byName(outcome.step.name);
+    const error = outcome.error instanceof PgError ? outcome.error : undefined;
+    if (outcome.error !== undefined && !error) throw outcome.error;
+    const output = stepOutput(
+      outcome.waited,
+      outcome.elapsedMs,
+      outcome.result,
+      error?.toFields(),
+      error?.partial,
+    );
+    Object.assign(this.kept, keptValues(step.keep, output));
+    const claims = step.claims.map((claim) => checkClaim(claim, output, this.kept));
+    this.report({ step, status: 'completed', output, claims });
+  }
+
+  private report(report: StepReport): void {
+    if (report.status === 'refused') this.refused = report;
+    this.reports[report.step.index] = report;
+    this.options.onReport?.(report);
+  }
+}

@@ -1,0 +1,268 @@
+// The format of a scenario file (content/scenarios/<id>.yaml): the sessions, the setup,
+// the steps with their narration, the reader's choices and the claims each step makes,
+// written so that a test can check them on a real server's output. One zod schema checks
+// the files at build time (src/content.config.ts) and in the tests (load.ts).
+import { z } from 'zod';
+
+const name = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]*$/, 'lower-case letters, digits and dashes, starting with a letter');
+
+/** A value in a claim's rows: text as psql prints it, a number, or null for SQL NULL. */
+const cell = z.union([z.string(), z.number(), z.null()]);
+
+/**
+ * Which runs a step or claim belongs to: choice id → the option value (or values) it
+ * needs. A step with no `when` belongs to every run.
+ */
+const when = z.record(z.string(), z.union([z.string(), z.array(z.string()).min(1)]));
+
+/** One connection of the scenario, shown as a lane. */
+export const sessionSchema = z.object({
+  /** Its name in steps and on its lane, e.g. `worker-a`. */
+  name,
+  /** `application_name` in pg_stat_activity (default: the name). */
+  application_name: z.string().min(1).optional(),
+  /** What the lane says the session is, e.g. `a worker that holds its transaction`. */
+  role_in_story: z.string().min(1).optional(),
+  /** `ordinary` connects as the role `app`; `superuser` as `postgres` (the default). */
+  role: z.enum(['superuser', 'ordinary']).default('superuser'),
+  /** The database it connects to (default `postgres`); may be a `{{key}}`. */
+  database: z.string().min(1).optional(),
+});
+
+/** A block of SQL for the setup or teardown, for every run or only some. */
+const blockSchema = z.union([
+  z.string().min(1),
+  z.object({ sql: z.string().min(1), when: when.optional() }),
+]);
+
+/**
+ * What one step demonstrates, checked on the step's own output as soon as it completes
+ * (on the reader's PGlite in the player, on PostgreSQL 18 in the tests). `says` is the
+ * claim in words; exactly one check follows it. `{name}` in a value stands for a value
+ * kept by an earlier step (see `keep`).
+ */
+export const claimSchema = z
+  .object({
+    says: z.string().min(1),
+    when: when.optional(),
+    /** The step was, or was not, seen waiting before it completed. */
+    waits: z.boolean().optional(),
+    /** The step completed without an error. */
+    ok: z.literal(true).optional(),
+    /** The step failed with this SQLSTATE, and this message when given. */
+    error: z.object({ code: z.string().length(5), message: z.string().optional() }).optional(),
+    /**
+     * The last result that has columns: every row (`equals`; `[]` claims there is none),
+     * or its first rows (`starts_with`), with only `columns` of each when given.
+     */
+    rows: z
+      .object({
+        columns: z.array(z.string()).min(1).optional(),
+        equals: z.array(z.array(cell)).optional(),
+        starts_with: z.array(z.array(cell)).min(1).optional(),
+        /** Compare as a set: for RETURNING, or rows whose order is a tie. */
+        any_order: z.boolean().default(false),
+      })
+      .refine((r) => (r.equals === undefined) !== (r.starts_with === undefined), {
+        message: 'rows claims either equals or starts_with',
+      })
+      .optional(),
+    /** The last result's command tag, e.g. `UPDATE 2`. */
+    tag: z.string().optional(),
+    /**
+     * A notice line matching `matches` (a regular expression) exists; with `equals`,
+     * `atLeast` or `atMost`, its first group is compared (as text, or as a number).
+     */
+    notice: z
+      .object({
+        matches: z.string().min(1),
+        equals: z.union([z.string(), z.number()]).optional(),
+        atLeast: z.number().optional(),
+        atMost: z.number().optional(),
+      })
+      .optional(),
+  })
+  .refine(
+    (claim) =>
+      ['waits', 'ok', 'error', 'rows', 'tag', 'notice'].filter(
+        (k) => claim[k as keyof typeof claim] !== undefined,
+      ).length === 1,
+    { message: 'a claim checks exactly one of: waits, ok, error, rows, tag, notice' },
+  );
+
+/** A value a step keeps for later claims: a column of its first row, or a notice's group. */
+const keepSchema = z.union([
+  z.string(),
+  z.object({ column: z.string() }),
+  z.object({ notice: z.string().min(1) }),
+]);
+
+/** One step: a session sends SQL, with a line or two of narration. */
+export const stepSchema = z.object({
+  /** A name other parts of the file refer to it by (a quotation's `beside`). */
+  id: name.optional(),
+  /** The session that sends it. */
+  session: name,
+  /**
+   * The SQL, sent as one query string; `{{id}}` stands for a choice's or a parameter's
+   * value (see `choices[].options[].set`, `parameters`).
+   */
+  sql: z.string().min(1),
+  /** The narration: what happens, in plain words. */
+  say: z.string().min(1),
+  /** Seconds to wait before sending it (a number, or `{{parameter}}`). */
+  after: z.union([z.number().nonnegative(), z.string()]).optional(),
+  /**
+   * Bound parameters for `$1`, `$2`…: the step then goes over the extended protocol, as a
+   * driver sends a statement with parameters (without them, the simple protocol).
+   */
+  params: z.array(z.union([z.string(), z.number(), z.null()])).optional(),
+  when: when.optional(),
+  /** Values to keep for later claims, by name. */
+  keep: z.record(z.string(), keepSchema).optional(),
+  claims: z.array(claimSchema).default([]),
+});
+
+/** One option of a choice. */
+export const optionSchema = z.object({
+  value: name,
+  label: z.string().min(1),
+  /** A sentence on what this option shows. */
+  note: z.string().optional(),
+  /** Text put in place of `{{key}}` in the steps' SQL when this option is chosen. */
+  set: z.record(z.string(), z.string()).default({}),
+  /**
+   * PGlite cannot show this option truthfully, so the player shows what PostgreSQL 18
+   * printed for it, recorded by `npm run record` (content/recordings/) and checked by a test.
+   */
+  recorded: z.boolean().default(false),
+  /** Why it is recorded, in plain words (required with `recorded`). */
+  recorded_because: z.string().optional(),
+  /**
+   * A figure or answer quoted from elsewhere for this option, with its source; `beside`
+   * names the step whose time measured in the reader's page is shown next to it.
+   */
+  quoted: z
+    .object({ text: z.string().min(1), source: z.string().min(1), beside: name.optional() })
+    .optional(),
+  /** Shown apart from the others, e.g. a nuance the source does not cover. */
+  aside: z.boolean().default(false),
+});
+
+/** A choice the reader makes before playing, e.g. SKIP LOCKED on or off. */
+export const choiceSchema = z.object({
+  id: name,
+  label: z.string().min(1),
+  /** Text for `{{key}}` that every option gets unless it sets its own. */
+  set: z.record(z.string(), z.string()).default({}),
+  options: z.array(optionSchema).min(2),
+  /** The value chosen at first (default: the first option's). */
+  default: z.string().optional(),
+});
+
+/** A number the reader sets, e.g. how long a worker holds its transaction. */
+export const parameterSchema = z.object({
+  id: name,
+  label: z.string().min(1),
+  unit: z.string().default(''),
+  default: z.number(),
+  min: z.number(),
+  max: z.number(),
+  step: z.number().positive().default(1),
+  /** The value the tests use, when the default would make them slow. */
+  test: z.number().optional(),
+});
+
+/** A quotation shown beside the live figures, with its source. */
+const quoteSchema = z.object({ text: z.string().min(1), source: z.string().min(1) });
+
+/** A scenario file. */
+export const scenarioSchema = z
+  .object({
+    /** The demo's title, in sentence case. */
+    title: z.string().min(1),
+    /** One or two sentences: what the reader will see. */
+    summary: z.string().min(1),
+    /** What to take away, shown once the last step has run. */
+    lesson: z.string().min(1),
+    sessions: z.array(sessionSchema).min(1),
+    /**
+     * Run first, by a connection of its own (the isolation tester's control connection);
+     * each block is one query string, so a statement that cannot run in a transaction
+     * block (CREATE DATABASE) gets a block of its own.
+     */
+    setup: z.union([z.string().min(1), z.array(blockSchema).min(1)]),
+    /** Run at the end, and before a replay, by that same connection. */
+    teardown: z.union([z.string().min(1), z.array(blockSchema).min(1)]),
+    /**
+     * Databases some session connects to besides `postgres`: created before the sessions
+     * connect, dropped after they close.
+     */
+    databases: z.array(z.object({ name, when: when.optional() })).default([]),
+    choices: z.array(choiceSchema).default([]),
+    parameters: z.array(parameterSchema).default([]),
+    quotes: z.array(quoteSchema).default([]),
+    steps: z.array(stepSchema).min(1),
+    /**
+     * A table the reader fills in, one row per option of `choice`: after each run, the
+     * value kept as `value` (a number) says yes when it is above zero. Each option's
+     * `quoted` answer stands beside the reader's.
+     */
+    tally: z
+      .object({
+        choice: name,
+        question: z.string().min(1),
+        value: z.string().min(1),
+        yes: z.string().min(1),
+        no: z.string().min(1),
+      })
+      .optional(),
+  })
+  .superRefine((scenario, ctx) => {
+    const sessions = new Set(scenario.sessions.map((s) => s.name));
+    if (sessions.size !== scenario.sessions.length)
+      ctx.addIssue({ code: 'custom', message: 'two sessions share a name' });
+    scenario.steps.forEach((step, i) => {
+      if (!sessions.has(step.session))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['steps', i, 'session'],
+          message: `no session is named ${step.session}`,
+        });
+    });
+    const choices = new Map(scenario.choices.map((c) => [c.id, c]));
+    const checkWhen = (w: z.infer<typeof when> | undefined, path: (string | number)[]) => {
+      for (const [id, values] of Object.entries(w ?? {})) {
+        const choice = choices.get(id);
+        for (const value of [values].flat())
+          if (!choice?.options.some((o) => o.value === value))
+            ctx.addIssue({ code: 'custom', path, message: `no choice ${id} with option ${value}` });
+      }
+    };
+    scenario.steps.forEach((step, i) => {
+      checkWhen(step.when, ['steps', i, 'when']);
+      step.claims.forEach((c, j) => checkWhen(c.when, ['steps', i, 'claims', j, 'when']));
+    });
+    for (const choice of scenario.choices) {
+      if (choice.default && !choice.options.some((o) => o.value === choice.default))
+        ctx.addIssue({
+          code: 'custom',
+          message: `choice ${choice.id}: no option ${choice.default}`,
+        });
+      for (const o of choice.options)
+        if (o.recorded && !o.recorded_because)
+          ctx.addIssue({
+            code: 'custom',
+            message: `choice ${choice.id}, option ${o.value}: say why it is recorded`,
+          });
+    }
+  });
+
+export type Scenario = z.output<typeof scenarioSchema> & { id: string };
+export type ScenarioStep = z.output<typeof stepSchema>;
+export type Claim = z.output<typeof claimSchema>;
+export type ScenarioSession = z.output<typeof sessionSchema>;
+export type Choice = z.output<typeof choiceSchema>;
+export type Parameter = z.output<typeof parameterSchema>;

@@ -1,0 +1,129 @@
+/**
+ * The bank counter in small, for the scenario player: one seat per session of the
+ * scenario (a connection), an open ledger page in front of it when it has a transaction
+ * open, with the XID it holds or the snapshot it keeps, a "waits for" mark when its
+ * statement waits, and the clerk's line: the horizon VACUUM cannot file behind.
+ *
+ * `drawLedgerStrip` reads a `LedgerStrip` and writes SVG, nothing else; seats are keyed
+ * by pid, so a session keeps its place from one step to the next.
+ */
+import { select } from 'd3-selection';
+import type { SeatedSession } from './counter-picture';
+
+/** What the strip shows. */
+export interface LedgerStrip {
+  /** The scenario's sessions, in lane order. */
+  seats: SeatedSession[];
+  /**
+   * The horizon VACUUM last reported (`removable cutoff`), and whose ledger page holds it
+   * (by pid), when known; `null` before VACUUM has run.
+   */
+  horizon: { cutoff: string; holderPid: number | null } | null;
+}
+
+export interface StripOptions {
+  /** The width to lay out for, in CSS px. */
+  width: number;
+}
+
+const SEAT_W = 132;
+const SEAT_H = 96;
+const GAP = 10;
+const PAD = 6;
+
+/** The words a seat's page says: the XID it holds, or the snapshot it keeps. */
+export function pageLabel(s: SeatedSession): string {
+  if (s.xactAgeMs === null) return '';
+  if (s.xid === null) return 'page open, holds nothing';
+  return s.emulated ? `snapshot (XID ${s.xid}, emulated)` : `XID ${s.xid}`;
+}
+
+/** The strip in one sentence, for the svg's accessible name. */
+export function describeStrip(strip: LedgerStrip): string {
+  const parts = strip.seats.map((s) => {
+    const page = pageLabel(s);
+    const wait = s.waiting ? `, waiting on ${s.waiting}` : '';
+    return `${s.name}: ${s.state}${page ? `, ${page}` : ''}${wait}`;
+  });
+  const horizon = strip.horizon ? ` VACUUM's last removable cutoff: ${strip.horizon.cutoff}.` : '';
+  return `${strip.seats.length} seats taken. ${parts.join('; ')}.${horizon}`;
+}
+
+/** Draws `strip` into `svg`; call again with the next strip. */
+export function drawLedgerStrip(svg: SVGSVGElement, strip: LedgerStrip, options: StripOptions) {
+  const perRow = Math.max(1, Math.floor((options.width - PAD * 2 + GAP) / (SEAT_W + GAP)));
+  const rows = Math.max(1, Math.ceil(strip.seats.length / perRow));
+  const width = Math.max(
+    SEAT_W + PAD * 2,
+    Math.min(options.width, perRow * (SEAT_W + GAP) + PAD * 2),
+  );
+  const clerkH = 28;
+  const height = rows * (SEAT_H + GAP) + PAD * 2 + clerkH;
+  const root = select(svg)
+    .attr('class', 'ledger-strip')
+    .attr('role', 'img')
+    .attr('aria-label', describeStrip(strip))
+    .attr('width', width)
+    .attr('height', height)
+    .attr('viewBox', `0 0 ${width} ${height}`);
+
+  const seats = root
+    .selectAll<SVGGElement, SeatedSession>('g.seat')
+    .data(strip.seats, (d) => String(d.pid))
+    .join((enter) => {
+      const g = enter.append('g').attr('class', 'seat');
+      g.append('rect')
+        .attr('class', 'chair')
+        .attr('width', SEAT_W)
+        .attr('height', SEAT_H)
+        .attr('rx', 8);
+      g.append('text').attr('class', 'seat-name').attr('x', 8).attr('y', 18);
+      g.append('text').attr('class', 'seat-state').attr('x', 8).attr('y', 34);
+      const page = g.append('g').attr('class', 'page').attr('transform', 'translate(8, 44)');
+      page
+        .append('rect')
+        .attr('width', SEAT_W - 16)
+        .attr('height', 24)
+        .attr('rx', 3);
+      page.append('text').attr('x', 6).attr('y', 16);
+      g.append('text').attr('class', 'seat-wait').attr('x', 8).attr('y', 86);
+      return g;
+    });
+
+  seats
+    .attr('transform', (_d, i) => {
+      const col = i % perRow;
+      const row = Math.floor(i / perRow);
+      return `translate(${PAD + col * (SEAT_W + GAP)}, ${PAD + row * (SEAT_H + GAP)})`;
+    })
+    .attr('data-state', (d) => d.state)
+    .classed('holds-horizon', (d) => strip.horizon?.holderPid === d.pid);
+  seats.select('.seat-name').text((d) => truncate(d.name, 18));
+  seats.select('.seat-state').text((d) => d.state);
+  seats
+    .select('.page')
+    .attr('display', (d) => (d.xactAgeMs === null ? 'none' : null))
+    .classed('emulated', (d) => d.emulated)
+    .classed('empty', (d) => d.xid === null)
+    .select('text')
+    .text((d) => truncate(pageLabel(d), 20));
+  seats.select('.seat-wait').text((d) => (d.waiting ? `waits: ${truncate(d.waiting, 16)}` : ''));
+
+  const clerk = root
+    .selectAll<SVGTextElement, LedgerStrip['horizon']>('text.clerk')
+    .data([strip.horizon])
+    .join('text')
+    .attr('class', 'clerk')
+    .attr('x', PAD)
+    .attr('y', height - 10);
+  clerk.text((h) =>
+    h
+      ? `Clerk (VACUUM): cannot file what died after XID ${h.cutoff}, the removable cutoff.`
+      : 'Clerk (VACUUM): has not run yet.',
+  );
+  return { width, height };
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
