@@ -3,8 +3,11 @@
 // try_complete_step, step_has_blocker), printing the same text as its `.out` files.
 import {
   PgError,
+  refusalKinds,
   type Engine,
   type QueryResult,
+  type Refusal,
+  type RefusalKind,
   type Session,
   type SessionOptions,
 } from '../engine/types';
@@ -28,8 +31,13 @@ export const regressSettings: Record<string, string> = {
 export const notExpressibleErrorName = 'NotExpressibleError';
 
 /** Whether `error` is an engine's signal that a permutation cannot be shown truthfully. */
-export function isNotExpressible(error: unknown): error is Error {
+export function isNotExpressible(error: unknown): error is Error & { kind?: unknown } {
   return error instanceof Error && error.name === notExpressibleErrorName;
+}
+
+/** The kind of an engine's refusal; undefined when the engine gave none it knows. */
+function refusalKind(error: Error & { kind?: unknown }): RefusalKind | undefined {
+  return refusalKinds.find((kind) => kind === error.kind);
 }
 
 export interface RunOptions {
@@ -48,10 +56,15 @@ export interface RunOptions {
   /** How often a running step is checked for a lock wait (the tester: 10 ms). */
   pollMs?: number;
   /**
-   * Optional up-front check: a reason why this permutation cannot be shown truthfully on
-   * this engine, or undefined when it can.
+   * Optional up-front check: why this permutation cannot be shown truthfully on this
+   * engine, or undefined when it can.
    */
-  notExpressible?: (steps: Step[]) => string | undefined;
+  notExpressible?: (steps: Step[]) => Refusal | undefined;
+  /**
+   * Hears each permutation printed as `not expressible`: its step names, the refusal's
+   * kind (undefined when the engine's error carried none) and its message.
+   */
+  onRefusal?: (steps: string[], kind: RefusalKind | undefined, message: string) => void;
 }
 
 const STEP_NONBLOCK = 1;
@@ -88,7 +101,20 @@ interface Conn {
 /** The tester gave up (it calls exit(1)); the message is what it printed. */
 class Fatal extends Error {}
 
-class NotExpressible extends Error {}
+/** A permutation cut short by the engine's refusal; the message is the refusal's words. */
+class NotExpressible extends Error {
+  readonly kind: RefusalKind | undefined;
+
+  constructor(kind: RefusalKind | undefined, message: string) {
+    super(message);
+    this.kind = kind;
+  }
+
+  /** The runner's form of an engine's refusal. */
+  static from(error: Error & { kind?: unknown }): NotExpressible {
+    return new NotExpressible(refusalKind(error), error.message);
+  }
+}
 
 function delay(ms: number): { promise: Promise<void>; cancel: () => void } {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -202,11 +228,16 @@ class Runner {
     this.flush();
     this.out(header);
     try {
-      const reason = this.options.notExpressible?.(steps.map((s) => s.step));
-      if (reason !== undefined) throw new NotExpressible(reason);
+      const refusal = this.options.notExpressible?.(steps.map((s) => s.step));
+      if (refusal !== undefined) throw new NotExpressible(refusal.kind, refusal.reason);
       await this.runSteps(steps);
     } catch (error) {
       if (!(error instanceof NotExpressible)) throw error;
+      this.options.onRefusal?.(
+        steps.map((s) => s.name),
+        error.kind,
+        error.message,
+      );
       this.buffer = [header, `not expressible: ${error.message}\n`];
       this.flush();
       await this.abandon();
@@ -241,7 +272,7 @@ class Runner {
     try {
       reply = await conn.session.query(sql);
     } catch (error) {
-      if (isNotExpressible(error)) throw new NotExpressible(error.message);
+      if (isNotExpressible(error)) throw NotExpressible.from(error);
       if (error instanceof PgError) this.notices(conn, error.partial);
       const text = `${failure}${errorText(error, sql)}`;
       if (fatal) throw new Fatal(text);
@@ -411,7 +442,7 @@ class Runner {
         throw new Fatal(`step ${step.name} timed out after ${Math.floor(waited / 1000)} seconds\n`);
     }
 
-    if (isNotExpressible(active.error)) throw new NotExpressible(active.error.message);
+    if (isNotExpressible(active.error)) throw NotExpressible.from(active.error);
     // libpq hands notices to the processor as it reads them, before the step's results.
     if (!active.noticesSeen) {
       active.noticesSeen = true;

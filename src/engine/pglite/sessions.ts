@@ -8,7 +8,7 @@
 // - READ COMMITTED that only read holds nothing on a server either: it is closed in the
 //   backend and reopened at the session's next statement;
 // - a failed transaction is closed and recreated as failed at the next statement.
-import type { PgErrorFields, QueryResult, SessionOptions } from '../types';
+import type { PgErrorFields, QueryResult, Refusal, RefusalKind, SessionOptions } from '../types';
 import { splitStatements } from '../split-statements';
 import { advisoryCalls, type AdvisoryCall } from './advisory';
 import type { Backend, BackendReply, TransactionStatus } from './backend';
@@ -87,8 +87,8 @@ export interface SessionRecord {
 export type QueryReply =
   | { ok: true; result: QueryResult }
   | { ok: false; error: PgErrorFields; partial: QueryResult }
-  /** What one backend cannot show truthfully; the reason names the limit. */
-  | { ok: false; notExpressible: string };
+  /** What one backend cannot show truthfully: the limit's kind, and words naming it. */
+  | { ok: false; notExpressible: Refusal };
 
 /** One call to the layer as its journal keeps it: enough to make it again, in order. */
 export type LayerCall =
@@ -181,7 +181,7 @@ export interface SessionInfo {
 export type OpenReply =
   | { ok: true; id: number; pid: number }
   | { ok: false; error: PgErrorFields }
-  | { ok: false; notExpressible: string };
+  | { ok: false; notExpressible: Refusal };
 
 /** A relation lock a parked transaction holds. */
 interface ParkedLock {
@@ -269,13 +269,6 @@ const cancelled: QueryReply = {
   partial: { results: [], notices: [] },
 };
 
-/** Why a parked transaction's statement cannot run. */
-const parkedGoesOn =
-  'this session’s transaction is parked: the in-browser engine runs one transaction ' +
-  'at a time, so it set this one aside with PREPARE TRANSACTION when another session ' +
-  'needed PostgreSQL, and a parked transaction can only COMMIT or ROLLBACK ' +
-  '(a real server would let it go on)';
-
 /** A statement that is one call of pg_advisory_lock and nothing else. */
 const advisoryLockAlone =
   /^\s*SELECT\s+pg_advisory_lock\s*\(\s*-?\d+\s*(?:,\s*-?\d+\s*)?\)\s*;?\s*$/i;
@@ -317,10 +310,58 @@ function notePrepared(s: SessionRecord, sql: string): void {
 /** Whether a table lock in `mode` is the one a transaction takes with rows it locks or changes. */
 const locksRows = (mode: LockMode) => mode === 'RowShareLock' || mode === 'RowExclusiveLock';
 
-/** The answer for what the engine cannot show truthfully. */
-function notExpressible(reason: string): QueryReply {
-  return { ok: false, notExpressible: reason };
+/** What each refusal tells the reader, with the details it names. */
+const refusalWords = {
+  'parked-goes-on': () =>
+    'this session’s transaction is parked: the in-browser engine runs one transaction ' +
+    'at a time, so it set this one aside with PREPARE TRANSACTION when another session ' +
+    'needed PostgreSQL, and a parked transaction can only COMMIT or ROLLBACK ' +
+    '(a real server would let it go on)',
+  'transaction-lost': (why: string) =>
+    `this session’s transaction could not be set aside: ${why}; ` +
+    'its changes are gone, and the session can start a new transaction',
+  'temporary-object': () =>
+    'temporary tables belong to the backend, and every session here shares PGlite’s one ' +
+    'backend, so other sessions would see this one’s temporary tables',
+  'backend-wide-object': () =>
+    'cursors WITH HOLD and LISTEN belong to the backend, and every session here shares ' +
+    'PGlite’s one backend, so other sessions would share this one’s',
+  'advisory-untracked': () =>
+    'session-level advisory locks belong to the backend, which every session here shares; ' +
+    'the in-browser engine keeps them apart only for exclusive locks with literal ' +
+    'number keys (transaction-level ones, pg_advisory_xact_lock, always work)',
+  'advisory-try': (holder: string, key: string) =>
+    `${holder} holds advisory lock ${key}, and PGlite’s one backend, which holds ` +
+    'it, would answer true where a server answers false',
+  'advisory-part-way': (holder: string, key: string) =>
+    `this statement would wait, part-way through, for advisory lock ${key} that ` +
+    `${holder} holds; to go on with it afterwards the in-browser engine would have to ` +
+    'set the half-run statement aside and continue it, and like a parked transaction ' +
+    'it cannot go on',
+  'wait-unchecked': (holder: string) =>
+    `this statement may wait on rows that ${holder} holds in its parked transaction, and ` +
+    'the in-browser engine cannot check this kind of statement in advance (PGlite would ' +
+    'hang on the wait)',
+  'wait-holding-xid': (whom: string) =>
+    `this session would wait for ${whom} while holding an XID of its own; to let that ` +
+    'session finish, the in-browser engine would have to park this one, and a parked ' +
+    'transaction cannot go on',
+  'other-database': (database: string) =>
+    'PGlite’s one backend is connected to the database postgres for good, so a ' +
+    `session in another database (${database}) cannot be shown`,
+} satisfies Record<RefusalKind, (...details: string[]) => string>;
+
+/** The answer for what the engine cannot show truthfully: its kind, in words for people. */
+function notExpressible<K extends RefusalKind>(
+  kind: K,
+  ...details: Parameters<(typeof refusalWords)[K]>
+): { ok: false; notExpressible: Refusal } {
+  const words = refusalWords[kind] as (...details: string[]) => string;
+  return { ok: false, notExpressible: { kind, reason: words(...details) } };
 }
+
+/** How the reader knows a session: its application_name and its pid. */
+const whose = (s: SessionRecord) => `${s.applicationName} (pid ${s.pid})`;
 
 /** The session layer over one backend; every call runs alone, in the order it came. */
 export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
@@ -979,7 +1020,7 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
         return reply;
       }
       if (holding.isolation !== 'read committed' || holding.emulatedSnapshot) {
-        return notExpressible(parkedGoesOn);
+        return notExpressible('parked-goes-on');
       }
       parked = true;
     }
@@ -987,31 +1028,18 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
       s.holding = { kind: 'none' };
       s.xactStart = null;
       setState(s, 'idle');
-      return notExpressible(
-        `this session’s transaction could not be set aside: ${holding.reason}; ` +
-          'its changes are gone, and the session can start a new transaction',
-      );
+      return notExpressible('transaction-lost', holding.reason);
     }
     if (temporaryObject.test(sql) && sessions.size > 1) {
-      return notExpressible(
-        'temporary tables belong to the backend, and every session here shares PGlite’s one ' +
-          'backend, so other sessions would see this one’s temporary tables',
-      );
+      return notExpressible('temporary-object');
     }
     if (backendWide.test(sql) && sessions.size > 1) {
-      return notExpressible(
-        'cursors WITH HOLD and LISTEN belong to the backend, and every session here shares ' +
-          'PGlite’s one backend, so other sessions would share this one’s',
-      );
+      return notExpressible('backend-wide-object');
     }
     const executed = executedText(s, sql);
     const advisory = sessionAdvisoryLock.test(executed) ? advisoryCalls(executed) : [];
     if (advisory === null) {
-      return notExpressible(
-        'session-level advisory locks belong to the backend, which every session here shares; ' +
-          'the in-browser engine keeps them apart only for exclusive locks with literal ' +
-          'number keys (transaction-level ones, pg_advisory_xact_lock, always work)',
-      );
+      return notExpressible('advisory-untracked');
     }
     const taken = advisory.find(
       (c) =>
@@ -1032,16 +1060,8 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
         const lock = `ExclusiveLock on advisory lock ${await advisoryTag(taken.key)}`;
         return waitFor(s, sql, params, { holder, event: 'advisory', lock, held });
       }
-      const whose = `${holder.applicationName} (pid ${holder.pid})`;
-      return notExpressible(
-        taken.fn === 'try'
-          ? `${whose} holds advisory lock ${taken.key}, and PGlite’s one backend, which holds ` +
-              'it, would answer true where a server answers false'
-          : `this statement would wait, part-way through, for advisory lock ${taken.key} that ` +
-              `${whose} holds; to go on with it afterwards the in-browser engine would have to ` +
-              'set the half-run statement aside and continue it, and like a parked transaction ' +
-              'it cannot go on',
-      );
+      const kind = taken.fn === 'try' ? 'advisory-try' : 'advisory-part-way';
+      return notExpressible(kind, whose(holder), taken.key);
     }
     // The resident's locks must be parked ones before the check can see them.
     if (resident && resident !== s) await setAside(resident);
@@ -1053,14 +1073,10 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     const failed = s.holding.kind === 'failed' || (resident === s && s.status === 'E');
     const verdict = failed ? ({ verdict: 'free' } as const) : await check(s, sql, params);
     if (verdict.verdict === 'unknown') {
-      return notExpressible(
-        `this statement may wait on rows that ${verdict.holder.applicationName} ` +
-          `(pid ${verdict.holder.pid}) holds in its parked transaction, and the in-browser ` +
-          'engine cannot check this kind of statement in advance (PGlite would hang on the wait)',
-      );
+      return notExpressible('wait-unchecked', whose(verdict.holder));
     }
     if (verdict.verdict === 'waits') return waitFor(s, sql, params, verdict);
-    if (parked) return notExpressible(parkedGoesOn);
+    if (parked) return notExpressible('parked-goes-on');
     let reply: BackendReply;
     if (verdict.verdict === 'done') {
       reply = verdict.reply;
@@ -1195,14 +1211,7 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     const { holder } = wait;
     const readCommitted = s.holding.kind === 'resident' && s.holding.isolation === 'read committed';
     if (!readCommitted && (await residentHasXid(s))) {
-      const whom = holder
-        ? `${holder.applicationName} (pid ${holder.pid})`
-        : 'a parked transaction';
-      return notExpressible(
-        `this session would wait for ${whom} while holding an XID of its own; to let that ` +
-          'session finish, the in-browser engine would have to park this one, and a parked ' +
-          'transaction cannot go on',
-      );
+      return notExpressible('wait-holding-xid', holder ? whose(holder) : 'a parked transaction');
     }
     s.blockedBy = holder;
     s.waitEventType = 'Lock';
@@ -1325,12 +1334,7 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     return serial(
       async () => {
         if (database !== 'postgres') {
-          return {
-            ok: false as const,
-            notExpressible:
-              'PGlite’s one backend is connected to the database postgres for good, so a ' +
-              `session in another database (${database}) cannot be shown`,
-          };
+          return notExpressible('other-database', database);
         }
         slots ??= await readSlots();
         const refusal = seatRefusal(sessions.size, role === 'superuser', slots);
