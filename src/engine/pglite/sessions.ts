@@ -9,14 +9,11 @@
 //   backend and reopened at the session's next statement;
 // - a failed transaction is closed and recreated as failed at the next statement.
 import type { PgErrorFields, QueryResult, Refusal, RefusalKind, SessionOptions } from '../types';
+import type { SessionInfo, SessionStateName } from '../session-info';
 import { splitStatements } from '../split-statements';
 import { advisoryCalls, type AdvisoryCall } from './advisory';
 import type { Backend, BackendReply, TransactionStatus } from './backend';
 import { conflicts, mentions, statementNeeds, withNowait, type LockMode } from './waits';
-
-/** A session's `state` as pg_stat_activity shows it. */
-export type SessionStateName =
-  'active' | 'idle' | 'idle in transaction' | 'idle in transaction (aborted)';
 
 /** Where a session's open transaction is while other sessions use the backend. */
 export type Holding =
@@ -155,26 +152,6 @@ interface Waiter {
    * pinning the horizon as the waiting statement does on a server (emulated).
    */
   standIn?: { gid: string; xid: string };
-}
-
-/** A session as the UI shows it (plain data, so it crosses the worker boundary). */
-export interface SessionInfo {
-  id: number;
-  pid: number;
-  applicationName: string;
-  role: string;
-  state: SessionStateName;
-  xactStart: string | null;
-  query: string;
-  waitEventType: string | null;
-  waitEvent: string | null;
-  blockedByPid: number | null;
-  /** The real XID of its parked transaction (PREPARE TRANSACTION), if parked. */
-  parkedXid: string | null;
-  /** True when that XID stands in for a snapshot (REPEATABLE READ, a cursor). */
-  emulated: boolean;
-  /** True when its wait was found by the watchdog rather than by a check. */
-  watchdog: boolean;
 }
 
 /** The answer to opening a session: its ids, or the FATAL a server sends instead. */
