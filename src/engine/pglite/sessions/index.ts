@@ -8,12 +8,12 @@
 // - READ COMMITTED that only read holds nothing on a server either: it is closed in the
 //   backend and reopened at the session's next statement;
 // - a failed transaction is closed and recreated as failed at the next statement.
-import type { PgErrorFields, QueryResult, Refusal, RefusalKind, SessionOptions } from '../types';
-import type { SessionInfo, SessionStateName } from '../session-info';
-import { splitStatements } from '../split-statements';
-import { advisoryCalls, type AdvisoryCall } from './advisory';
-import type { Backend, BackendReply, TransactionStatus } from './backend';
-import { conflicts, mentions, statementNeeds, withNowait, type LockMode } from './waits';
+import type { PgErrorFields, QueryResult, Refusal, RefusalKind, SessionOptions } from '../../types';
+import type { SessionInfo, SessionStateName } from '../../session-info';
+import { splitStatements } from '../../split-statements';
+import { advisoryCalls, type AdvisoryCall } from '../advisory';
+import type { Backend, BackendReply, TransactionStatus } from '../backend';
+import { conflicts, mentions, statementNeeds, withNowait, type LockMode } from '../waits';
 
 /** Where a session's open transaction is while other sessions use the backend. */
 export type Holding =
