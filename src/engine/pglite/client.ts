@@ -12,8 +12,9 @@ import type { JournalEntry } from './sessions';
 /**
  * How long a reader's statement may go unanswered while a parked transaction holds locks
  * before the watchdog takes it for a lock wait. PGlite spins for good on a lock wait (its
- * lock_timeout never fires, DESIGN.md), and from outside a spinning worker a wait looks
- * like long work, so this is a judgement, and the session says it is one.
+ * lock_timeout never fires: src/engine/ARCHITECTURE.md, "Parking"), and from outside a
+ * spinning worker a wait looks like long work, so this is a judgement, and the session
+ * says it is one.
  */
 const watchdogMs = 2000;
 
