@@ -1,6 +1,7 @@
 // The layer's calls, run one at a time and journaled, and the replay that makes them again.
 import type { SessionOptions } from '../../types';
 import { get, type LayerContext } from './context';
+import type { Outcome, QueryReply } from './replies';
 import { closeSession } from './ending';
 import { query } from './run';
 import { openSession } from './slots';
@@ -66,10 +67,7 @@ export function dispatch(
     case 'openSession':
       return journaled(() => openSession(ctx, call.args[0] ?? {}));
     case 'query':
-      // A statement that waits answers when its wait ends, after later calls have run.
-      return journaled(() => query(ctx, ...call.args)).then((outcome) =>
-        'wait' in outcome ? outcome.wait : outcome,
-      );
+      return answer(journaled(() => query(ctx, ...call.args)));
     case 'closeSession':
       return journaled(() => closeSession(ctx, call.args[0]));
     case 'cancel':
@@ -77,6 +75,12 @@ export function dispatch(
     case 'tick':
       return journaled(async () => {});
   }
+}
+
+/** A query's answer: now, or when its statement's wait ends (after later calls have run). */
+async function answer(outcome: Promise<Outcome>): Promise<QueryReply> {
+  const settled = await outcome;
+  return 'wait' in settled ? settled.wait : settled;
 }
 
 /**
