@@ -11,8 +11,8 @@ import {
   lineNumbers,
   type Command,
 } from '@codemirror/view';
-import type { PageEngine } from '../engine/pglite/client';
-import type { SessionInfo } from '../engine/pglite/sessions';
+import type { PageEngine } from '../engine/page';
+import type { SessionInfo } from '../engine/session-info';
 import {
   EngineGoneError,
   NotExpressibleError,

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
-import { getPageEngine, type PageEngine, type StartProgress } from '../engine/pglite/client';
+import { getPageEngine, type PageEngine, type StartProgress } from '../engine/page';
 
 /** The engine's state as a demo shows it; mirrored in the root's `data-engine`. */
 export type EngineState = 'idle' | 'loading' | 'ready' | 'error';

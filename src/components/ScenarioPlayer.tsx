@@ -7,7 +7,7 @@ import {
   useState,
   type KeyboardEvent,
 } from 'react';
-import type { SessionInfo } from '../engine/pglite/sessions';
+import type { SessionInfo } from '../engine/session-info';
 import type { ClaimCheck } from '../scenario/claims';
 import {
   chosenOptions,

@@ -1,5 +1,5 @@
 import { useRef, type KeyboardEvent } from 'react';
-import type { SessionInfo } from '../engine/pglite/sessions';
+import type { SessionInfo } from '../engine/session-info';
 
 /** One tab of the console: a session of its own, under a label the reader may change. */
 export interface SessionTab {

@@ -89,15 +89,56 @@ export class PgError extends Error implements PgErrorFields {
 }
 
 /**
+ * Why the engine cannot show something truthfully, as data: tools and tests match these,
+ * and only the words that come with a refusal are for people. Each is a limit of running
+ * many sessions on PGlite's one backend (src/engine/ARCHITECTURE.md, "Refusals").
+ */
+export const refusalKinds = [
+  /** A parked transaction would have to run a statement; it can only COMMIT or ROLLBACK. */
+  'parked-goes-on',
+  /** Setting the transaction aside failed, so PostgreSQL rolled it back. */
+  'transaction-lost',
+  /** A temporary table, view or sequence, while other sessions share the backend. */
+  'temporary-object',
+  /** A cursor WITH HOLD or LISTEN, while other sessions share the backend. */
+  'backend-wide-object',
+  /** A session-level advisory lock the layer cannot follow (shared, or a computed key). */
+  'advisory-untracked',
+  /** pg_try_advisory_lock on a key another session holds: the backend would say true. */
+  'advisory-try',
+  /** A statement would wait for an advisory lock part-way through, then have to go on. */
+  'advisory-part-way',
+  /** A statement may wait on a parked transaction's rows, and cannot be checked first. */
+  'wait-unchecked',
+  /** A session would wait while holding an XID that it cannot set aside and go on with. */
+  'wait-holding-xid',
+  /** A session in a database other than the one PGlite's backend is connected to. */
+  'other-database',
+] as const;
+
+/** One reason the engine cannot show something truthfully (see `refusalKinds`). */
+export type RefusalKind = (typeof refusalKinds)[number];
+
+/** A refusal as plain data, for crossing a worker boundary: its kind and its words. */
+export interface Refusal {
+  kind: RefusalKind;
+  /** For people: names the limit, and what the reader's statement ran into. */
+  reason: string;
+}
+
+/**
  * The engine cannot show this truthfully: with several sessions on PGlite's one backend
  * some orders of events have no honest rendering (a parked transaction going on, say).
- * Not a PostgreSQL error; the message names the limit. The isolation-spec runner prints
- * it as `not expressible: <message>`.
+ * Not a PostgreSQL error; `kind` says which limit, the message names it for people. The
+ * isolation-spec runner prints it as `not expressible: <message>`.
  */
 export class NotExpressibleError extends Error {
-  constructor(message: string) {
+  readonly kind: RefusalKind;
+
+  constructor(kind: RefusalKind, message: string) {
     super(message);
     this.name = 'NotExpressibleError';
+    this.kind = kind;
   }
 }
 

@@ -205,14 +205,13 @@ export class ScenarioPlay implements Playback {
       await work();
     } catch (error) {
       if (!(error instanceof PermutationNotExpressible)) throw error;
-      const cause = error.cause as Error & { kind?: string };
       const pending = this.run.pending.map((s) => this.byName(s.name));
       const refusedStep = pending.find((s) => s.index === step.index) ?? pending[0] ?? step;
       this.report({
         step: refusedStep,
         status: 'refused',
-        kind: cause.kind ?? 'not-expressible',
-        reason: cause.message,
+        kind: error.kind ?? 'unknown',
+        reason: error.message,
       });
     }
   }

@@ -5,7 +5,7 @@
 // no other session in between (the sim awaits each call in turn).
 // Values are bound parameters in single autocommit statements. Inside an open transaction
 // they are inlined: an extended-protocol statement would leave its portal's snapshot
-// pinning the horizon on a server (DESIGN.md, "Protocol matters"), which the hold shape
+// pinning the horizon on a server (src/engine/ARCHITECTURE.md, "Protocol matters"), which the hold shape
 // must not add to. Inlined values are only text the sim itself made (see `literal`).
 
 /** The article's claim: take the oldest ready job, skipping rows other workers hold. */

@@ -5,9 +5,12 @@
 // the demos' player and their tests, and reports each step's outcome as data.
 import {
   PgError,
+  refusalKinds,
   type Engine,
   type Notice,
   type QueryResult,
+  type Refusal,
+  type RefusalKind,
   type Session,
   type SessionOptions,
 } from '../engine/types';
@@ -39,6 +42,11 @@ export const notExpressibleErrorName = 'NotExpressibleError';
 /** Whether `error` is an engine's signal that a permutation cannot be shown truthfully. */
 export function isNotExpressible(error: unknown): error is Error {
   return error instanceof Error && error.name === notExpressibleErrorName;
+}
+
+/** The kind of an engine's refusal; undefined when the engine gave none it knows. */
+function refusalKind(error: Error & { kind?: unknown }): RefusalKind | undefined {
+  return refusalKinds.find((kind) => kind === error.kind);
 }
 
 /** What became of one step: its answer, and whether it was seen waiting first. */
@@ -81,10 +89,15 @@ export interface RunOptions {
   /** How often a running step is checked for a lock wait (the tester: 10 ms). */
   pollMs?: number;
   /**
-   * Optional up-front check: a reason why this permutation cannot be shown truthfully on
-   * this engine, or undefined when it can.
+   * Optional up-front check: why this permutation cannot be shown truthfully on this
+   * engine, or undefined when it can.
    */
-  notExpressible?: (steps: Step[]) => string | undefined;
+  notExpressible?: (steps: Step[]) => Refusal | undefined;
+  /**
+   * Hears each permutation printed as `not expressible`: its step names, the refusal's
+   * kind (undefined when the engine's error carried none) and its message.
+   */
+  onRefusal?: (steps: string[], kind: RefusalKind | undefined, message: string) => void;
 }
 
 const STEP_NONBLOCK = 1;
@@ -126,13 +139,19 @@ interface Conn {
 /** The tester gave up (it calls exit(1)); the message is what it printed. */
 class Fatal extends Error {}
 
-/** The engine cannot show the permutation truthfully; the message says why. */
+/** The engine cannot show the permutation truthfully; the kind and message say why. */
 export class PermutationNotExpressible extends Error {
-  readonly cause: Error;
-  constructor(cause: Error) {
-    super(cause.message);
+  readonly kind: RefusalKind | undefined;
+
+  constructor(kind: RefusalKind | undefined, message: string) {
+    super(message);
     this.name = 'PermutationNotExpressible';
-    this.cause = cause;
+    this.kind = kind;
+  }
+
+  /** The runner's form of an engine's refusal. */
+  static from(error: Error & { kind?: unknown }): PermutationNotExpressible {
+    return new PermutationNotExpressible(refusalKind(error), error.message);
   }
 }
 
@@ -261,7 +280,7 @@ export class SpecRun {
     try {
       reply = await conn.session.query(sql);
     } catch (error) {
-      if (isNotExpressible(error)) throw new PermutationNotExpressible(error);
+      if (isNotExpressible(error)) throw PermutationNotExpressible.from(error);
       if (error instanceof PgError) this.notices(conn, error.partial.notices);
       const text = `${failure}${errorText(error, sql)}`;
       if (fatal) throw new Fatal(text);
@@ -386,18 +405,19 @@ export class SpecRun {
     this.flush();
     this.out(header);
     try {
-      const reason = this.options.notExpressible?.(steps.map((s) => s.step));
-      if (reason !== undefined) {
-        const cause = new Error(reason);
-        cause.name = notExpressibleErrorName;
-        throw new PermutationNotExpressible(cause);
-      }
+      const refusal = this.options.notExpressible?.(steps.map((s) => s.step));
+      if (refusal !== undefined) throw new PermutationNotExpressible(refusal.kind, refusal.reason);
       await this.setup();
       for (const pstep of steps) await this.step(pstep);
       await this.finish();
       await this.teardown();
     } catch (error) {
       if (!(error instanceof PermutationNotExpressible)) throw error;
+      this.options.onRefusal?.(
+        steps.map((s) => s.name),
+        error.kind,
+        error.message,
+      );
       this.buffer = [header, `not expressible: ${error.message}\n`];
       this.flush();
       await this.abandon();
@@ -451,7 +471,7 @@ export class SpecRun {
       if (rows.length !== 1) throw new Error(`returned ${rows.length} rows`);
       return rows[0]![0]?.startsWith('t') ?? false;
     } catch (error) {
-      if (isNotExpressible(error)) throw new PermutationNotExpressible(error);
+      if (isNotExpressible(error)) throw PermutationNotExpressible.from(error);
       throw new Fatal(`lock wait query failed: ${errorText(error)}`);
     }
   }
@@ -527,7 +547,7 @@ export class SpecRun {
         throw new Fatal(`step ${step.name} timed out after ${Math.floor(waited / 1000)} seconds\n`);
     }
 
-    if (isNotExpressible(active.error)) throw new PermutationNotExpressible(active.error);
+    if (isNotExpressible(active.error)) throw PermutationNotExpressible.from(active.error);
     // libpq hands notices to the processor as it reads them, before the step's results.
     this.readNotices(conn);
 

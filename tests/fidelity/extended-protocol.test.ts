@@ -1,4 +1,4 @@
-// DESIGN.md, "Protocol matters": a READ COMMITTED reader that went idle in its
+// src/engine/ARCHITECTURE.md, "Protocol matters": a READ COMMITTED reader that went idle in its
 // transaction holds no snapshot after a simple-protocol query, but after an
 // extended-protocol one its finished portal keeps the snapshot, and the horizon with it.
 import { describe, expect, it } from 'vitest';

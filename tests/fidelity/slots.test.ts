@@ -1,5 +1,6 @@
 // Connection slots on both engines with max_connections = 6 and 3 reserved for
-// superusers: the numbers DESIGN.md quotes from a real PostgreSQL 18.4.
+// superusers: the numbers src/engine/ARCHITECTURE.md ("Connection slots") quotes from a
+// real PostgreSQL 18.4.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bothEngines } from '../support/both-engines';

@@ -4,6 +4,7 @@ import {
   PgError,
   type QueryOptions,
   type QueryResult,
+  type Refusal,
   type Session,
 } from '../types';
 import type { EngineApi } from './core';
@@ -16,13 +17,16 @@ export type CallApi = <M extends Method>(
   ...args: Parameters<EngineApi[M]>
 ) => Promise<Awaited<ReturnType<EngineApi[M]>>>;
 
+/** The error a caller gets for a refusal that crossed the worker boundary as data. */
+const refused = ({ kind, reason }: Refusal) => new NotExpressibleError(kind, reason);
+
 /**
  * A `Session` over the engine API. `alive` says whether the engine that opened it is
  * still the running one: after a restart the session's backend is gone, so its calls
  * fail with a plain EngineGoneError instead of reaching a stranger's session.
  */
 export function apiSession(call: CallApi, opened: OpenReply, alive: () => boolean): Session {
-  if ('notExpressible' in opened) throw new NotExpressibleError(opened.notExpressible);
+  if ('notExpressible' in opened) throw refused(opened.notExpressible);
   if (!opened.ok) throw new PgError(opened.error);
   const { id, pid } = opened;
   const gone = () =>
@@ -33,7 +37,7 @@ export function apiSession(call: CallApi, opened: OpenReply, alive: () => boolea
     async query(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult> {
       if (!alive()) throw gone();
       const reply = await call('query', id, sql, params);
-      if ('notExpressible' in reply) throw new NotExpressibleError(reply.notExpressible);
+      if ('notExpressible' in reply) throw refused(reply.notExpressible);
       // The worker answers once the statement ends, with every notice it sent.
       for (const notice of reply.ok ? reply.result.notices : reply.partial.notices)
         options?.onNotice?.(notice);

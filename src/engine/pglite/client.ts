@@ -1,41 +1,22 @@
 // The browser's PGlite engine: a Web Worker driven from the main thread. The WASM module
 // and start files are fetched and compiled once per page and handed to each worker, so a
 // restart costs a boot, not a download.
+import type { PageEngine, StartProgress } from '../page';
+import type { SessionInfo } from '../session-info';
 import { EngineGoneError, type Session, type SessionOptions } from '../types';
-import type { Engine } from '../types';
 import { apiSession, type CallApi } from './api-engine';
 import { engineAssetUrls } from './assets';
-import type { SessionInfo } from './sessions';
 import type { BootArtifacts, Method, Restore, WorkerReply, WorkerRequest } from './messages';
 import type { JournalEntry } from './sessions';
 
 /**
  * How long a reader's statement may go unanswered while a parked transaction holds locks
  * before the watchdog takes it for a lock wait. PGlite spins for good on a lock wait (its
- * lock_timeout never fires, DESIGN.md), and from outside a spinning worker a wait looks
- * like long work, so this is a judgement, and the session says it is one.
+ * lock_timeout never fires: src/engine/ARCHITECTURE.md, "Parking"), and from outside a
+ * spinning worker a wait looks like long work, so this is a judgement, and the session
+ * says it is one.
  */
 const watchdogMs = 2000;
-
-/** How far the engine's start has got, for the loading placeholder. */
-export type StartProgress =
-  | { step: 'download'; loadedBytes: number; totalBytes: number }
-  | { step: 'compile' }
-  | { step: 'boot' }
-  | { step: 'ready' };
-
-/** The page's one PGlite engine: started on first need, shared by every demo on the page. */
-export interface PageEngine extends Engine {
-  /** Starts the worker (idempotent); `onProgress` hears each step. */
-  start(onProgress?: (p: StartProgress) => void): Promise<void>;
-  /** Replaces the worker with a fresh one; calls in flight reject with EngineGoneError. */
-  restart(onProgress?: (p: StartProgress) => void): Promise<void>;
-  openSession(options?: SessionOptions): Promise<Session>;
-  /** Every open session's state, wait and parked XID, for the console's tabs. */
-  listSessions(): Promise<SessionInfo[]>;
-  /** Cancels a session's waiting statement; resolves false when it was not waiting. */
-  cancel(session: Session): Promise<boolean>;
-}
 
 type Progress = (p: StartProgress) => void;
 
@@ -297,7 +278,10 @@ class WorkerEngine implements PageEngine {
 
 let pageEngine: WorkerEngine | undefined;
 
-/** The page's engine; nothing is fetched until a demo calls `start` or opens a session. */
+/**
+ * The page's one PGlite engine, in a Web Worker; nothing is fetched until a demo calls
+ * `start` or opens a session.
+ */
 export function getPageEngine(): PageEngine {
   pageEngine ??= new WorkerEngine();
   return pageEngine;

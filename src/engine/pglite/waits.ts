@@ -1,9 +1,9 @@
 // Deciding, before a statement is sent, whether it would wait on a lock held by a parked
 // transaction. PGlite must never be sent such a statement: its lock_timeout and
-// statement_timeout do not fire, so a lock wait hangs the engine for good (DESIGN.md).
-// The decision is made with PostgreSQL's help (pg_locks, the xmax of the target rows, a
-// NOWAIT probe), never by guessing from the text alone; the text only says which
-// relations and which lock a statement needs.
+// statement_timeout do not fire, so a lock wait hangs the engine for good
+// (src/engine/ARCHITECTURE.md, "Parking"). The decision is made with PostgreSQL's help
+// (pg_locks, the xmax of the target rows, a NOWAIT probe), never by guessing from the
+// text alone; the text only says which relations and which lock a statement needs.
 
 /** Table-level lock modes, weakest first (the order of lockdefs.h). */
 export const lockModes = [

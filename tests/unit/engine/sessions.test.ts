@@ -1,6 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createNodePgliteEngine } from '../../../src/engine/pglite/node';
-import { NotExpressibleError, PgError, type Engine, type Session } from '../../../src/engine/types';
+import {
+  NotExpressibleError,
+  PgError,
+  type Engine,
+  type RefusalKind,
+  type Session,
+} from '../../../src/engine/types';
 
 const rows = async (s: Session, sql: string) => (await s.query(sql)).results.at(-1)!.rows;
 const fail = async (s: Session, sql: string) =>
@@ -142,6 +148,64 @@ describe('many sessions on one PGlite backend', () => {
     await a.close();
     expect(await rows(b, 'SELECT status FROM jobs WHERE id = 1')).toEqual([['queued']]);
     expect(await rows(b, 'SELECT count(*) FROM pg_prepared_xacts')).toEqual([['0']]);
+  });
+
+  describe('refusals, by kind', () => {
+    /** The kind of refusal `sql` meets on `s`, or `ran`, or the error it failed with. */
+    const outcome = (s: Session, sql: string): Promise<RefusalKind | string> =>
+      s.query(sql).then(
+        () => 'ran',
+        (e: unknown) => (e instanceof NotExpressibleError ? e.kind : String(e)),
+      );
+
+    it('a parked transaction that would go on is refused as parked-goes-on', async () => {
+      await a.query("BEGIN; UPDATE jobs SET status = 'running' WHERE id = 1");
+      await b.query('SELECT 1');
+      expect(await outcome(a, 'SELECT 1')).toBe('parked-goes-on');
+    });
+
+    it('what belongs to the backend, or another database, is refused by kind', async () => {
+      expect(await outcome(a, 'CREATE TEMP TABLE mine (x int)')).toBe('temporary-object');
+      expect(await outcome(a, 'LISTEN jobs')).toBe('backend-wide-object');
+      const elsewhere = await engine
+        .openSession({ database: 'elsewhere' })
+        .catch((e: unknown) => e);
+      expect((elsewhere as NotExpressibleError).kind).toBe('other-database');
+    });
+
+    it('advisory locks the layer cannot keep apart are refused by kind', async () => {
+      expect(await outcome(a, 'SELECT pg_advisory_lock_shared(1)')).toBe('advisory-untracked');
+      await a.query('SELECT pg_advisory_lock(7)');
+      expect(await outcome(b, 'SELECT pg_try_advisory_lock(7)')).toBe('advisory-try');
+      expect(await outcome(b, 'SELECT 1 WHERE pg_advisory_lock(7) IS NOT NULL')).toBe(
+        'advisory-part-way',
+      );
+    });
+
+    it('waits the layer cannot check or cannot set aside are refused by kind', async () => {
+      await a.query("BEGIN; UPDATE jobs SET status = 'running' WHERE id = 1");
+      expect(
+        await outcome(b, "UPDATE jobs SET status = 'x' FROM (SELECT 1) s WHERE jobs.id = 1"),
+      ).toBe('wait-unchecked');
+      await b.query(
+        "BEGIN ISOLATION LEVEL REPEATABLE READ; UPDATE jobs SET status = 'b' WHERE id = 2",
+      );
+      expect(await outcome(b, "UPDATE jobs SET status = 'b' WHERE id = 1")).toBe(
+        'wait-holding-xid',
+      );
+    });
+
+    it('a transaction that could not be parked is refused once as transaction-lost', async () => {
+      await b.close();
+      await a.query('CREATE TEMP TABLE mine (x int)'); // alone, a session may
+      const c = await engine.openSession();
+      // A transaction that used a temporary table cannot be prepared (PrepareTransaction
+      // in src/backend/access/transam/xact.c), so setting it aside loses it.
+      await a.query('BEGIN; INSERT INTO mine VALUES (1)');
+      await c.query('SELECT 1');
+      expect(await outcome(a, 'SELECT 1')).toBe('transaction-lost');
+      expect(await outcome(a, 'SELECT 1')).toBe('ran');
+    });
   });
 });
 

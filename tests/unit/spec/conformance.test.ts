@@ -29,26 +29,26 @@ describe('judge', () => {
         'not expressible: this session’s transaction is parked: …',
       )
       .replace('step b: SELECT 2;\nstep a: SELECT 1;', 'step b: SELECT 2;\nstep a: SELECT 9;');
-    expect(judge(actual, [expected])).toEqual({
+    expect(judge(actual, [expected], [{ steps: ['a', 'b'], kind: 'parked-goes-on' }])).toEqual({
       permutations: 2,
       matches: 0,
       notExpressible: 1,
       differs: ['b a'],
+      byKind: { 'parked-goes-on': 1 },
       otherReasons: [],
     });
     expect(judge(expected, ['nothing', expected]).matches).toBe(2);
   });
 
-  it('lists "not expressible" verdicts whose reason is not a parked session going on', () => {
+  it('lists "not expressible" verdicts whose kind is not a parked session going on', () => {
     const actual = expected.replace(
       'step a: SELECT 1;\nstep b: SELECT 2;',
       'not expressible: temporary tables belong to the backend',
     );
-    expect(judge(actual, [expected]).otherReasons).toEqual([
-      'a b: temporary tables belong to the backend',
-    ]);
-    expect(mustContinue('this statement would wait, part-way through, for advisory lock 0')).toBe(
-      true,
-    );
+    expect(
+      judge(actual, [expected], [{ steps: ['a', 'b'], kind: 'temporary-object' }]).otherReasons,
+    ).toEqual(['a b: temporary-object']);
+    expect(judge(actual, [expected]).otherReasons).toEqual(['a b: unknown']);
+    expect(mustContinue('advisory-part-way')).toBe(true);
   });
 });

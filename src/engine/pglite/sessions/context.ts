@@ -1,0 +1,239 @@
+// The one context every module of the session layer shares, and the records it keeps.
+import type { SessionStateName } from '../../session-info';
+import type { PgErrorFields } from '../../types';
+import type { Backend, TransactionStatus } from '../backend';
+import type { LockMode } from '../waits';
+import type { QueryReply } from './replies';
+import type { Slots } from './slots';
+import type { LayerWatch } from './watchdog';
+
+/** Where a session's open transaction is while other sessions use the backend. */
+export type Holding =
+  | { kind: 'none' }
+  | {
+      kind: 'resident';
+      isolation: string;
+      snapshotTaken: boolean;
+      /**
+       * The last statement came over the extended protocol: on a server its finished
+       * unnamed portal keeps its snapshot (backend_xmin) until the next query.
+       */
+      portalSnapshot?: boolean;
+    }
+  | { kind: 'released' }
+  | { kind: 'failed' }
+  | {
+      kind: 'parked';
+      gid: string;
+      xid: string;
+      emulatedSnapshot: boolean;
+      /** Its isolation level: only a READ COMMITTED one may wait (see `runQuery`). */
+      isolation: string;
+    }
+  | { kind: 'lost'; reason: string };
+
+/** One simulated connection: what pg_stat_activity shows, and where its transaction is. */
+export interface SessionRecord {
+  id: number;
+  pid: number;
+  applicationName: string;
+  /** The role it connected as (`usename`). */
+  role: string;
+  backendStart: Date;
+  state: SessionStateName;
+  waitEventType: string | null;
+  waitEvent: string | null;
+  xactStart: Date | null;
+  queryStart: Date | null;
+  stateChange: Date;
+  query: string;
+  holding: Holding;
+  /** The backend's transaction status after this session's last statement. */
+  status: TransactionStatus;
+  /** The session whose parked transaction this one waits for. */
+  blockedBy: SessionRecord | null;
+  /** Its wait was found by the watchdog (PGlite stopped answering), not by a check. */
+  waitByWatchdog: boolean;
+  /**
+   * While it waits: the xmin of the snapshot its statement took, which a server shows as
+   * backend_xmin for a waiting statement (read from PostgreSQL when the wait began).
+   */
+  waitXmin: string | null;
+  /** idle_in_transaction_session_timeout and transaction_timeout in ms (0: off). */
+  timeouts: { idleMs: number; transactionMs: number };
+  /** Session-level settings, saved while another session's are loaded in the backend. */
+  settings: [name: string, value: string][];
+  /** It ran something that may have changed its settings since they were last saved. */
+  settingsTouched: boolean;
+  /**
+   * Its prepared statements, by name: the PREPARE that made each, and the text it runs.
+   * They belong to a backend, so they are made again whenever the session gets it.
+   */
+  prepared: Map<string, { statement: string; text: string }>;
+}
+
+/** A statement waiting for a lock another session holds, and how to answer its caller. */
+export interface Waiter {
+  s: SessionRecord;
+  sql: string;
+  params?: unknown[];
+  answer: (reply: QueryReply) => void;
+  /** Whether what it waits for is still held. */
+  held: () => boolean;
+  /**
+   * When its deadlock check runs (its session's deadlock_timeout after the wait began),
+   * or null once it has run: like a server's, it runs once per wait (ProcSleep).
+   */
+  deadlockCheckAt: number | null;
+  /** The lock it waits for, as a server's deadlock report names it. */
+  lock: string;
+  /**
+   * The gid of a parked transaction that stands in for the snapshot its statement took,
+   * pinning the horizon as the waiting statement does on a server (emulated).
+   */
+  standIn?: { gid: string; xid: string };
+}
+
+/** A `SELECT pg_sleep(n)` in flight, and how to answer its caller when it ends. */
+export interface Sleeper {
+  s: SessionRecord;
+  sql: string;
+  /** When its time is up (ms since the epoch, on the layer's clock). */
+  until: number;
+  answer: (reply: QueryReply) => void;
+}
+
+/** A relation lock a parked transaction holds. */
+export interface ParkedLock {
+  relname: string;
+  mode: LockMode;
+  /** The lock's tag as a server's deadlock report writes it (DescribeLockTag in lmgr.c). */
+  tag: string;
+}
+
+/** How the layer is set up; every part has a default. */
+export interface LayerOptions {
+  /** The wall clock, read once as each call starts. */
+  clock?: () => Date;
+  watch?: LayerWatch;
+  /**
+   * Statements (by `seq`) that an earlier backend never answered: the watchdog took them
+   * for lock waits that slipped past the checks. They are not sent again; their sessions
+   * wait instead, and try again when a parked transaction ends.
+   */
+  stuck?: ReadonlySet<number>;
+}
+
+/** Everything the layer knows, shared by its modules; only the layer's calls change it. */
+export interface LayerContext {
+  readonly backend: Backend;
+  readonly clock: () => Date;
+  readonly watch: LayerWatch | undefined;
+  /** See `LayerOptions.stuck`. */
+  readonly stuck: ReadonlySet<number>;
+  /** The time of the call running now: one instant per call, so a replay can give it again. */
+  now: Date;
+  /** Calls run one at a time, in the order they came: this is the last one queued. */
+  queue: Promise<unknown>;
+  /** Reader statements sent so far; the same calls replayed number them the same. */
+  statementSeq: number;
+  /** A journal is being replayed: nothing is journaled, watched or timed meanwhile. */
+  replaying: boolean;
+  readonly sessions: Map<number, SessionRecord>;
+  nextId: number;
+  /** Sessions the server ended, with what their client reads next. */
+  readonly ended: Map<number, PgErrorFields>;
+  /** Whose transaction is open in the backend. */
+  resident: SessionRecord | null;
+  /** Whose settings the backend has. */
+  loaded: SessionRecord | null;
+  /** Numbers the gids of parked transactions. */
+  parkSeq: number;
+  /**
+   * The relation locks of each parked transaction, by gid. A prepared transaction's locks
+   * never change, and nothing can rename or drop a table it has locked (that would need a
+   * conflicting lock), so they are read once per parked transaction.
+   */
+  readonly parkedLocksByGid: Map<string, ParkedLock[]>;
+  /**
+   * Stand-ins whose wait is over. Rolling one back needs a backend with no transaction
+   * open, and the resident's must not be set aside for it (a session that cancels a wait
+   * from inside its own transaction goes on with it), so it waits for the next moment
+   * the backend is free. It holds no lock, and nothing shows it meanwhile.
+   */
+  readonly spentStandIns: string[];
+  readonly waiters: Waiter[];
+  /**
+   * Statements in flight: a `SELECT pg_sleep(n)` while other sessions are open is not
+   * slept in the backend (that would hold up every session) but stood in for by a parked
+   * transaction that pins the horizon where its snapshot would, until its time is up.
+   */
+  readonly sleepers: Map<number, Sleeper>;
+  /** Session-level advisory locks: which session holds each key, and how many times. */
+  readonly advisoryHeld: Map<string, { holder: SessionRecord; count: number }>;
+  /** Connection slots, read from the engine when the first session asks for one. */
+  slots: Slots | undefined;
+  /** The database's oid, for advisory lock tags; read when first needed. */
+  databaseOid: string | undefined;
+  /** The timer for the next deadline (see `expire`). */
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+
+/** A fresh context over `backend`: no sessions, nothing parked. */
+export function makeContext(backend: Backend, options: LayerOptions = {}): LayerContext {
+  const { clock = () => new Date(), watch, stuck = new Set<number>() } = options;
+  return {
+    backend,
+    clock,
+    watch,
+    stuck,
+    now: clock(),
+    queue: Promise.resolve(),
+    statementSeq: 0,
+    replaying: false,
+    sessions: new Map(),
+    nextId: 1,
+    ended: new Map(),
+    resident: null,
+    loaded: null,
+    parkSeq: 0,
+    parkedLocksByGid: new Map(),
+    spentStandIns: [],
+    waiters: [],
+    sleepers: new Map(),
+    advisoryHeld: new Map(),
+    slots: undefined,
+    databaseOid: undefined,
+    timer: undefined,
+  };
+}
+
+/** Session `id`; a call for a session that is not open is a caller's bug, so it throws. */
+export function get(ctx: LayerContext, id: number): SessionRecord {
+  const s = ctx.sessions.get(id);
+  if (!s) throw new Error(`session ${id} is not open`);
+  return s;
+}
+
+/** Sets `s`'s state, and `state_change` when the state is a new one. */
+export function setState(ctx: LayerContext, s: SessionRecord, state: SessionStateName): void {
+  if (s.state !== state) s.stateChange = ctx.now;
+  s.state = state;
+}
+
+/** The state a session shows once its statement has an answer. */
+export function finishStatement(ctx: LayerContext, s: SessionRecord): void {
+  if (s.state === 'active') setState(ctx, s, s.xactStart ? 'idle in transaction' : 'idle');
+}
+
+/** Clears what `s` showed while its statement waited (or slept). */
+export function stopWaiting(s: SessionRecord): void {
+  s.blockedBy = null;
+  s.waitEventType = null;
+  s.waitEvent = null;
+  s.waitByWatchdog = false;
+  s.waitXmin = null;
+}
+
+/** How the reader knows a session: its application_name and its pid. */
+export const whose = (s: SessionRecord) => `${s.applicationName} (pid ${s.pid})`;

@@ -1,0 +1,56 @@
+// How a session ends: closed by its client, or terminated by the server with a FATAL.
+import type { PgErrorFields } from '../../types';
+import { get, type LayerContext, type SessionRecord } from './context';
+import { noteAdvisory } from './advisory-locks';
+import { rollbackPrepared } from './parking';
+import { removeWaiter, wakeWaiters } from './waiting';
+
+/** Ends `r` as the server would on a FATAL; a statement it has waiting gets the FATAL. */
+export async function terminate(
+  ctx: LayerContext,
+  r: SessionRecord,
+  code: string,
+  message: string,
+): Promise<void> {
+  const fatal = { code, severity: 'FATAL', message };
+  const waiting = ctx.waiters.find((w) => w.s === r);
+  if (waiting) await removeWaiter(ctx, waiting);
+  const waiter = waiting ?? ctx.sleepers.get(r.id);
+  ctx.sleepers.delete(r.id);
+  await end(ctx, r, fatal);
+  if (waiter) {
+    ctx.ended.delete(r.id);
+    waiter.answer({ ok: false, error: fatal, partial: { results: [], notices: [] } });
+  }
+  await wakeWaiters(ctx);
+}
+
+/** Ends session `id` as a disconnect would: its transaction rolls back, its state goes. */
+export async function closeSession(ctx: LayerContext, id: number): Promise<void> {
+  if (ctx.ended.delete(id)) return;
+  const closed = { code: '08003', severity: 'ERROR', message: 'the session is closed' };
+  await end(ctx, get(ctx, id), closed);
+  ctx.ended.delete(id);
+  await wakeWaiters(ctx);
+}
+
+/** Rolls back whatever transaction `r` has, wherever it is, and forgets the session. */
+async function end(ctx: LayerContext, r: SessionRecord, why: PgErrorFields): Promise<void> {
+  const { backend } = ctx;
+  ctx.sessions.delete(r.id);
+  const waiting = ctx.waiters.find((w) => w.s === r);
+  if (waiting) await removeWaiter(ctx, waiting);
+  noteAdvisory(ctx, r, [{ fn: 'unlock_all', key: '' }]);
+  ctx.ended.set(r.id, why);
+  if (ctx.resident === r) {
+    await backend.exec('ROLLBACK');
+    ctx.resident = null;
+  }
+  if (r.holding.kind === 'parked') await rollbackPrepared(ctx, r.holding.gid);
+  if (ctx.loaded === r) {
+    // DISCARD ALL drops temp tables, settings, prepared statements and session
+    // advisory locks, as a backend's exit does.
+    await backend.exec('DISCARD ALL');
+    ctx.loaded = null;
+  }
+}

@@ -1,0 +1,84 @@
+// Statements in flight: a pg_sleep kept by the layer instead of by the one backend.
+import {
+  finishStatement,
+  setState,
+  stopWaiting,
+  type LayerContext,
+  type SessionRecord,
+} from './context';
+import { enter, rollbackPrepared, settle, takeStandIn } from './parking';
+import { cancelled, toReply, type QueryReply } from './replies';
+import { loadSettings } from './session-settings';
+import { expire } from './timers';
+
+/** A statement that only sleeps, `SELECT pg_sleep(n)`: the one kept in flight. */
+const inFlightSleep = /^\s*SELECT\s+pg_sleep\s*\(\s*(\d+(?:\.\d+)?)\s*\)\s*;?\s*$/i;
+
+/** How long `s`'s `sql` sleeps, in ms, when it is to be kept in flight; else null. */
+export function inFlightMs(ctx: LayerContext, s: SessionRecord, sql: string): number | null {
+  const sleep = inFlightSleep.exec(sql);
+  if (!sleep || s.holding.kind !== 'none' || ctx.sessions.size <= 1) return null;
+  return Number(sleep[1]) * 1000;
+}
+
+/**
+ * Puts `s`'s `SELECT pg_sleep(n)` in flight: a parked transaction that took its XID now
+ * stands in for the statement's snapshot (emulated), and the session shows as a server
+ * shows a sleeping backend, until `ms` have passed (see `expire`) or it is cancelled.
+ */
+export async function startSleep(
+  ctx: LayerContext,
+  s: SessionRecord,
+  sql: string,
+  ms: number,
+): Promise<{ wait: Promise<QueryReply> }> {
+  await loadSettings(ctx, s);
+  const { gid, xid } = await takeStandIn(ctx, s);
+  s.holding = { kind: 'parked', gid, xid, emulatedSnapshot: true, isolation: 'read committed' };
+  s.xactStart = ctx.now;
+  s.waitEventType = 'Timeout';
+  s.waitEvent = 'PgSleep';
+  const until = ctx.now.getTime() + ms;
+  const wait = new Promise<QueryReply>((answer) =>
+    ctx.sleepers.set(s.id, { s, sql, until, answer }),
+  );
+  await expire(ctx); // sets the timer for its end
+  return { wait };
+}
+
+/** Ends the sleeps whose time is up at `at` (ms); returns when the next one is (or Infinity). */
+export async function wakeSleepers(ctx: LayerContext, at: number): Promise<number> {
+  let next = Infinity;
+  for (const sleeper of [...ctx.sleepers.values()]) {
+    if (at >= sleeper.until) await wake(ctx, sleeper.s);
+    else next = Math.min(next, sleeper.until);
+  }
+  return next;
+}
+
+/**
+ * Ends a statement in flight: its stand-in rolls back, then the statement runs with no
+ * time left to sleep, so its answer is PostgreSQL's own; or, cancelled, it gets 57014.
+ */
+export async function wake(
+  ctx: LayerContext,
+  s: SessionRecord,
+  how: 'done' | 'cancel' = 'done',
+): Promise<void> {
+  const sleeper = ctx.sleepers.get(s.id)!;
+  ctx.sleepers.delete(s.id);
+  if (s.holding.kind === 'parked') await rollbackPrepared(ctx, s.holding.gid);
+  s.holding = { kind: 'none' };
+  s.xactStart = null;
+  stopWaiting(s);
+  if (how === 'cancel') {
+    setState(ctx, s, 'idle');
+    sleeper.answer(cancelled);
+    return;
+  }
+  await enter(ctx, s);
+  const reply = await ctx.backend.run(sleeper.sql.replace(inFlightSleep, 'SELECT pg_sleep(0)'));
+  await settle(ctx, s, reply, sleeper.sql, false);
+  finishStatement(ctx, s);
+  sleeper.answer(toReply(reply));
+}

@@ -1,0 +1,112 @@
+// The layer's calls, run one at a time and journaled, and the replay that makes them again.
+import type { SessionOptions } from '../../types';
+import { get, type LayerContext } from './context';
+import type { Outcome, QueryReply } from './replies';
+import { closeSession } from './ending';
+import { query } from './run';
+import { openSession } from './slots';
+import { expire } from './timers';
+import { cancelWait } from './waiting';
+
+/** One call to the layer as its journal keeps it: enough to make it again, in order. */
+export type LayerCall =
+  | { method: 'openSession'; args: [options?: SessionOptions] }
+  | { method: 'query'; args: [id: number, sql: string, params?: unknown[]] }
+  | { method: 'closeSession'; args: [id: number] }
+  | { method: 'cancel'; args: [id: number] }
+  /** A timeout's timer fired. */
+  | { method: 'tick'; args: [] };
+
+/**
+ * A call that changed the layer's state, with the time it ran at and the caller's tag
+ * (the worker's callId). Replaying the journal on a fresh backend from the same data
+ * directory rebuilds every session, transaction and parked XID, because one backend fed
+ * the same statements in the same order answers the same (see `replay`).
+ */
+export interface JournalEntry {
+  call: LayerCall;
+  at: string;
+  tag?: number;
+}
+
+/**
+ * Runs `fn` after every call before it, once what is due by its time has been done. A
+ * call that changes state is journaled once it has run, with its time and `tag`; `at`
+ * replays a recorded time.
+ */
+export function serial<T>(
+  ctx: LayerContext,
+  fn: () => Promise<T>,
+  call?: LayerCall,
+  tag?: number,
+  at?: Date,
+): Promise<T> {
+  const run = async () => {
+    ctx.now = at ?? ctx.clock();
+    try {
+      await expire(ctx);
+      return await fn();
+    } finally {
+      if (call && !ctx.replaying) ctx.watch?.journal({ call, at: ctx.now.toISOString(), tag });
+    }
+  };
+  const next = ctx.queue.then(run, run);
+  ctx.queue = next.catch(() => {});
+  return next;
+}
+
+/** Makes one journaled call, now (`at` undefined) or again at its recorded time. */
+export function dispatch(
+  ctx: LayerContext,
+  call: LayerCall,
+  tag?: number,
+  at?: Date,
+): Promise<unknown> {
+  const journaled = <T>(fn: () => Promise<T>) => serial(ctx, fn, call, tag, at);
+  switch (call.method) {
+    case 'openSession':
+      return journaled(() => openSession(ctx, call.args[0] ?? {}));
+    case 'query':
+      return answer(journaled(() => query(ctx, ...call.args)));
+    case 'closeSession':
+      return journaled(() => closeSession(ctx, call.args[0]));
+    case 'cancel':
+      return journaled(() => cancelWait(ctx, get(ctx, call.args[0])));
+    case 'tick':
+      return journaled(async () => {});
+  }
+}
+
+/** A query's answer: now, or when its statement's wait ends (after later calls have run). */
+async function answer(outcome: Promise<Outcome>): Promise<QueryReply> {
+  const settled = await outcome;
+  return 'wait' in settled ? settled.wait : settled;
+}
+
+/**
+ * Makes a journal's calls again, in order and at their recorded times, with nothing
+ * journaled or watched. A replayed call that is still waiting at the end answers
+ * through `answer` with its tag when it completes, as the original would have.
+ */
+export async function replay(
+  ctx: LayerContext,
+  entries: JournalEntry[],
+  answer: (tag: number, value: unknown) => void,
+): Promise<void> {
+  ctx.replaying = true;
+  try {
+    for (const { call, at, tag } of entries) {
+      const done = dispatch(ctx, call, tag, new Date(at));
+      if (tag !== undefined)
+        done.then(
+          (value) => answer(tag, value),
+          () => {},
+        );
+    }
+    await serial(ctx, async () => {});
+  } finally {
+    ctx.replaying = false;
+  }
+  // Timers were not set while replaying; a tick sets them for what is still open.
+  void dispatch(ctx, { method: 'tick', args: [] });
+}

@@ -1,0 +1,207 @@
+// Where each session's transaction is while others use the backend: resident, parked, set aside.
+import { splitStatements } from '../../split-statements';
+import type { BackendReply } from '../backend';
+import { setState, type LayerContext, type SessionRecord } from './context';
+import type { QueryReply } from './replies';
+import { loadSettings } from './session-settings';
+
+/** Statements that do not take a snapshot in a REPEATABLE READ transaction. */
+const noSnapshot = /^\s*(begin|start|set|savepoint|release|show|reset)\b/i;
+
+/** Whether `sql` takes a snapshot: any of its statements but those above does. */
+const takesSnapshot = (sql: string) =>
+  splitStatements(sql).some((statement) => !noSnapshot.test(statement.sql));
+
+/** Sets the resident's transaction aside so another session can use the backend. */
+export async function setAside(ctx: LayerContext, r: SessionRecord): Promise<void> {
+  const { backend } = ctx;
+  const holding = r.holding;
+  ctx.resident = null;
+  if (holding.kind !== 'resident') return;
+  if (r.state === 'idle in transaction (aborted)') {
+    await backend.exec('ROLLBACK');
+    r.holding = { kind: 'failed' };
+    return;
+  }
+  const [assigned] = await backend.exec('SELECT pg_current_xact_id_if_assigned()::text');
+  let xid = assigned!.rows[0]![0];
+  let emulatedSnapshot = false;
+  if (xid === null) {
+    const [cursors] = await backend.exec('SELECT count(*) FROM pg_cursors');
+    const holdsSnapshot =
+      cursors!.rows[0]![0] !== '0' ||
+      (holding.isolation !== 'read committed' && holding.snapshotTaken) ||
+      holding.portalSnapshot === true;
+    // A lock stronger than a reader's (LOCK TABLE, an advisory lock) must be kept too.
+    const [locks] = await backend.exec(
+      `SELECT count(*) FROM pg_locks WHERE pid = pg_catalog.pg_backend_pid()
+          AND locktype IN ('relation', 'advisory', 'object') AND mode <> 'AccessShareLock'
+          AND (locktype <> 'advisory' OR $1)`,
+      // Session-level advisory locks are the backend's, not this transaction's: while
+      // any are held, advisory locks in pg_locks say nothing about the resident.
+      [ctx.advisoryHeld.size === 0],
+    );
+    if (!holdsSnapshot && locks!.rows[0]![0] === '0') {
+      await backend.exec('ROLLBACK');
+      r.holding = { kind: 'released' };
+      return;
+    }
+    // No other session ran since the snapshot was taken, so the next XID is the one
+    // the snapshot's horizon stood at: taking it now pins the horizon in the same place.
+    const [taken] = await backend.exec('SELECT pg_current_xact_id()::text');
+    xid = taken!.rows[0]![0]!;
+    emulatedSnapshot = true;
+  }
+  const gid = `seat-ledger:${r.id}:${++ctx.parkSeq}`;
+  const reply = await backend.run(`PREPARE TRANSACTION '${gid}'`);
+  r.holding = reply.error
+    ? {
+        kind: 'lost',
+        reason: `PREPARE TRANSACTION failed (${reply.error.message}), so PostgreSQL rolled it back`,
+      }
+    : { kind: 'parked', gid, xid, emulatedSnapshot, isolation: holding.isolation };
+}
+
+/** Makes the backend `s`'s: sets the resident aside, loads settings, reopens `s`'s transaction. */
+export async function enter(ctx: LayerContext, s: SessionRecord): Promise<void> {
+  const { backend } = ctx;
+  if (ctx.resident && ctx.resident !== s) await setAside(ctx, ctx.resident);
+  await rollBackSpentStandIns(ctx);
+  await loadSettings(ctx, s);
+  if (s.holding.kind === 'released') {
+    await backend.exec('BEGIN ISOLATION LEVEL READ COMMITTED');
+    s.holding = { kind: 'resident', isolation: 'read committed', snapshotTaken: false };
+  } else if (s.holding.kind === 'failed') {
+    // Recreate the failed state, so the next statement gets PostgreSQL's own answer.
+    await backend.exec('BEGIN');
+    await backend.run("DO $$BEGIN RAISE EXCEPTION 'recreating a failed transaction'; END$$");
+    s.holding = { kind: 'resident', isolation: 'read committed', snapshotTaken: false };
+    s.status = 'E';
+  }
+  if (s.holding.kind === 'resident') ctx.resident = s;
+}
+
+/** Updates `s` from the backend's transaction status after its statement. */
+export async function settle(
+  ctx: LayerContext,
+  s: SessionRecord,
+  reply: BackendReply,
+  sql: string,
+  extended: boolean,
+): Promise<void> {
+  s.status = reply.status;
+  if (reply.status === 'I') {
+    s.holding = { kind: 'none' };
+    s.xactStart = null;
+    setState(ctx, s, 'idle');
+    if (ctx.resident === s) ctx.resident = null;
+    return;
+  }
+  let isolation = 'read committed';
+  if (reply.status === 'T') {
+    // The session's timeouts, in ms, as its settings stand (SET may have changed them).
+    // current_setting shows them with a unit (`300ms`, `5min`, `0`), which reads as an
+    // interval; the pg_settings view would build a row for every setting, each time.
+    const [read] = await ctx.backend.exec(
+      `SELECT current_setting('transaction_isolation'),
+              extract(epoch FROM current_setting('idle_in_transaction_session_timeout')::interval) * 1000,
+              extract(epoch FROM current_setting('transaction_timeout')::interval) * 1000`,
+    );
+    const [level, idle, xact] = read!.rows[0]!;
+    isolation = level!;
+    s.timeouts = { idleMs: Number(idle), transactionMs: Number(xact) };
+  }
+  if (s.holding.kind !== 'resident') {
+    s.holding = { kind: 'resident', isolation, snapshotTaken: false };
+    s.xactStart = s.queryStart;
+  }
+  const snapshot = takesSnapshot(sql);
+  if (snapshot) s.holding.snapshotTaken = true;
+  s.holding.portalSnapshot = extended && snapshot;
+  ctx.resident = s;
+  setState(ctx, s, reply.status === 'E' ? 'idle in transaction (aborted)' : 'idle in transaction');
+}
+
+/**
+ * A parked transaction that takes an XID now and holds nothing else: it pins the horizon
+ * where a snapshot taken now would, for `s` (the backend must have no transaction open).
+ */
+export async function takeStandIn(
+  ctx: LayerContext,
+  s: SessionRecord,
+): Promise<{ gid: string; xid: string }> {
+  const { backend } = ctx;
+  const gid = `seat-ledger:${s.id}:${++ctx.parkSeq}`;
+  await backend.exec('BEGIN');
+  const [taken] = await backend.exec('SELECT pg_current_xact_id()::text');
+  await backend.exec(`PREPARE TRANSACTION '${gid}'`);
+  return { gid, xid: taken!.rows[0]![0]! };
+}
+
+/** Rolls back prepared transaction `gid`, outside any open one, as PostgreSQL requires. */
+export async function rollbackPrepared(ctx: LayerContext, gid: string): Promise<void> {
+  if (ctx.resident) await setAside(ctx, ctx.resident);
+  const reply = await asSuperuser(ctx, `ROLLBACK PREPARED '${gid}'`);
+  if (reply.error) throw new Error(`ROLLBACK PREPARED: ${reply.error.message}`);
+}
+
+/** Rolls back the stand-ins whose wait is over, if the backend is free for it now. */
+export async function rollBackSpentStandIns(ctx: LayerContext): Promise<void> {
+  while (!ctx.resident && ctx.spentStandIns.length > 0) {
+    await rollbackPrepared(ctx, ctx.spentStandIns.shift()!);
+  }
+}
+
+/**
+ * Runs the layer's `sql` as the superuser the backend logged in as, whatever role the
+ * loaded session has: only the role that prepared a transaction, or a superuser, may end
+ * it (FinishPreparedTransaction in src/backend/access/transam/twophase.c), and a parked
+ * transaction may have been prepared under another session's role.
+ */
+async function asSuperuser(ctx: LayerContext, sql: string): Promise<BackendReply> {
+  const { backend } = ctx;
+  const [role] = await backend.exec("SELECT current_setting('role')");
+  const current = role!.rows[0]![0]!;
+  if (current === 'none') return backend.run(sql);
+  await backend.exec('RESET ROLE');
+  try {
+    return await backend.run(sql);
+  } finally {
+    await backend.exec("SELECT set_config('role', $1, false)", [current]);
+  }
+}
+
+/** Matches a statement that ends a transaction, and says how. */
+export function transactionEnd(sql: string): 'commit' | 'rollback' | null {
+  const words = sql.replace(/;\s*$/, '').trim().toLowerCase().split(/\s+/);
+  const [verb, ...rest] = words;
+  const tail = rest.join(' ');
+  if (!['', 'work', 'transaction', 'and no chain'].includes(tail)) return null;
+  if (verb === 'commit' || verb === 'end') return 'commit';
+  if (verb === 'rollback' || verb === 'abort') return 'rollback';
+  return null;
+}
+
+/** Runs COMMIT or ROLLBACK for a parked session as COMMIT/ROLLBACK PREPARED. */
+export async function finishParked(
+  ctx: LayerContext,
+  s: SessionRecord,
+  how: 'commit' | 'rollback',
+  gid: string,
+): Promise<QueryReply> {
+  if (ctx.resident) await setAside(ctx, ctx.resident);
+  const reply = await asSuperuser(ctx, `${how.toUpperCase()} PREPARED '${gid}'`);
+  if (reply.error) return { ok: false, error: reply.error, partial: reply };
+  s.holding = { kind: 'none' };
+  s.xactStart = null;
+  setState(ctx, s, 'idle');
+  // A server answers the client's COMMIT or ROLLBACK with that tag.
+  const command = how === 'commit' ? 'COMMIT' : 'ROLLBACK';
+  return {
+    ok: true,
+    result: {
+      results: [{ command, rowCount: null, fields: [], rows: [] }],
+      notices: reply.notices,
+    },
+  };
+}

@@ -1,0 +1,82 @@
+// What the layer answers: PostgreSQL's results or error, or a refusal with its kind and words.
+import type { PgErrorFields, QueryResult, Refusal, RefusalKind } from '../../types';
+import type { BackendReply } from '../backend';
+
+/** The answer to one query as plain data: results, or an error with what came before it. */
+export type QueryReply =
+  | { ok: true; result: QueryResult }
+  | { ok: false; error: PgErrorFields; partial: QueryResult }
+  /** What one backend cannot show truthfully: the limit's kind, and words naming it. */
+  | { ok: false; notExpressible: Refusal };
+
+/** The answer to opening a session: its ids, or the FATAL a server sends instead. */
+export type OpenReply =
+  | { ok: true; id: number; pid: number }
+  | { ok: false; error: PgErrorFields }
+  | { ok: false; notExpressible: Refusal };
+
+/** A statement that may wait: its answer now, or a promise of it once the wait ends. */
+export type Outcome = QueryReply | { wait: Promise<QueryReply> };
+
+/** The backend's answer as the layer's: results, or the error and what came before it. */
+export function toReply(reply: BackendReply): QueryReply {
+  const partial = { results: reply.results, notices: reply.notices };
+  return reply.error ? { ok: false, error: reply.error, partial } : { ok: true, result: partial };
+}
+
+/** What a client reads when its statement is cancelled (ProcessInterrupts, 57014). */
+export const cancelled: QueryReply = {
+  ok: false,
+  error: { code: '57014', severity: 'ERROR', message: 'canceling statement due to user request' },
+  partial: { results: [], notices: [] },
+};
+
+/** What each refusal tells the reader, with the details it names. */
+const refusalWords = {
+  'parked-goes-on': () =>
+    'this session’s transaction is parked: the in-browser engine runs one transaction ' +
+    'at a time, so it set this one aside with PREPARE TRANSACTION when another session ' +
+    'needed PostgreSQL, and a parked transaction can only COMMIT or ROLLBACK ' +
+    '(a real server would let it go on)',
+  'transaction-lost': (why: string) =>
+    `this session’s transaction could not be set aside: ${why}; ` +
+    'its changes are gone, and the session can start a new transaction',
+  'temporary-object': () =>
+    'temporary tables belong to the backend, and every session here shares PGlite’s one ' +
+    'backend, so other sessions would see this one’s temporary tables',
+  'backend-wide-object': () =>
+    'cursors WITH HOLD and LISTEN belong to the backend, and every session here shares ' +
+    'PGlite’s one backend, so other sessions would share this one’s',
+  'advisory-untracked': () =>
+    'session-level advisory locks belong to the backend, which every session here shares; ' +
+    'the in-browser engine keeps them apart only for exclusive locks with literal ' +
+    'number keys (transaction-level ones, pg_advisory_xact_lock, always work)',
+  'advisory-try': (holder: string, key: string) =>
+    `${holder} holds advisory lock ${key}, and PGlite’s one backend, which holds ` +
+    'it, would answer true where a server answers false',
+  'advisory-part-way': (holder: string, key: string) =>
+    `this statement would wait, part-way through, for advisory lock ${key} that ` +
+    `${holder} holds; to go on with it afterwards the in-browser engine would have to ` +
+    'set the half-run statement aside and continue it, and like a parked transaction ' +
+    'it cannot go on',
+  'wait-unchecked': (holder: string) =>
+    `this statement may wait on rows that ${holder} holds in its parked transaction, and ` +
+    'the in-browser engine cannot check this kind of statement in advance (PGlite would ' +
+    'hang on the wait)',
+  'wait-holding-xid': (whom: string) =>
+    `this session would wait for ${whom} while holding an XID of its own; to let that ` +
+    'session finish, the in-browser engine would have to park this one, and a parked ' +
+    'transaction cannot go on',
+  'other-database': (database: string) =>
+    'PGlite’s one backend is connected to the database postgres for good, so a ' +
+    `session in another database (${database}) cannot be shown`,
+} satisfies Record<RefusalKind, (...details: string[]) => string>;
+
+/** The answer for what the engine cannot show truthfully: its kind, in words for people. */
+export function notExpressible<K extends RefusalKind>(
+  kind: K,
+  ...details: Parameters<(typeof refusalWords)[K]>
+): { ok: false; notExpressible: Refusal } {
+  const words = refusalWords[kind] as (...details: string[]) => string;
+  return { ok: false, notExpressible: { kind, reason: words(...details) } };
+}

@@ -1,0 +1,139 @@
+// Running a reader's statement: refused, made to wait, or run in its session's own transaction.
+import type { BackendReply } from '../backend';
+import { carryOut, readsSessions, sessionsJson, takeSignals } from './activity';
+import { checkAdvisory, noteAdvisory } from './advisory-locks';
+import { finishStatement, get, setState, whose, type LayerContext } from './context';
+import type { SessionRecord } from './context';
+import { inFlightMs, startSleep } from './in-flight';
+import { enter, finishParked, setAside, settle, transactionEnd } from './parking';
+import { notExpressible, toReply, type Outcome } from './replies';
+import { changesSettings, notePrepared } from './session-settings';
+import { check, likelyHolder } from './wait-checks';
+import { waitFor, wakeWaiters } from './waiting';
+import { runReader } from './watchdog';
+
+/** Creating a temporary table, view or sequence (each backend has its own on a server). */
+const temporaryObject =
+  /\bCREATE\s+(?:(?:GLOBAL|LOCAL)\s+)?(?:TEMP|TEMPORARY)\s+(?:TABLE|VIEW|SEQUENCE)\b|\bINTO\s+(?:TEMP|TEMPORARY)\b/i;
+
+/** A cursor that outlives its transaction, or a LISTEN: both are the backend's. */
+const backendWide = /\bWITH\s+HOLD\b|(?:^|;)\s*(?:LISTEN|UNLISTEN)\b/im;
+
+/**
+ * Runs `sql` for session `id` as the client sent it: the session shows it as its query
+ * while it runs. A session the server ended gets the error that ended it, once.
+ */
+export async function query(
+  ctx: LayerContext,
+  id: number,
+  sql: string,
+  params?: unknown[],
+): Promise<Outcome> {
+  const why = ctx.ended.get(id);
+  if (why) {
+    ctx.ended.set(id, {
+      code: '08003',
+      severity: 'ERROR',
+      message: 'the connection is closed: the server ended this session',
+    });
+    return { ok: false, error: why, partial: { results: [], notices: [] } };
+  }
+  const s = get(ctx, id);
+  s.query = sql;
+  s.queryStart = ctx.now;
+  setState(ctx, s, 'active');
+  const outcome = await runQuery(ctx, s, sql, params);
+  if (!('wait' in outcome)) finishStatement(ctx, s);
+  return outcome;
+}
+
+/**
+ * Runs `s`'s statement, switching the backend to `s` first, unless one backend cannot
+ * show it truthfully (refused) or it would wait on another session (it waits).
+ */
+export async function runQuery(
+  ctx: LayerContext,
+  s: SessionRecord,
+  sql: string,
+  params?: unknown[],
+): Promise<Outcome> {
+  if (changesSettings.test(sql)) s.settingsTouched = true;
+  const holding = s.holding;
+  // A parked transaction can only end. A statement of a READ COMMITTED one that would
+  // wait still waits, as on a server, since a wait can end without the statement going
+  // on: a deadlock or a cancel fails it and rolls the transaction back. Only once it
+  // would run is it beyond one backend.
+  let parked = false;
+  if (holding.kind === 'parked') {
+    const how = transactionEnd(sql);
+    if (how) {
+      const reply = await finishParked(ctx, s, how, holding.gid);
+      await wakeWaiters(ctx);
+      return reply;
+    }
+    if (holding.isolation !== 'read committed' || holding.emulatedSnapshot) {
+      return notExpressible('parked-goes-on');
+    }
+    parked = true;
+  }
+  if (holding.kind === 'lost') {
+    s.holding = { kind: 'none' };
+    s.xactStart = null;
+    setState(ctx, s, 'idle');
+    return notExpressible('transaction-lost', holding.reason);
+  }
+  if (temporaryObject.test(sql) && ctx.sessions.size > 1) {
+    return notExpressible('temporary-object');
+  }
+  if (backendWide.test(sql) && ctx.sessions.size > 1) {
+    return notExpressible('backend-wide-object');
+  }
+  const advisory = await checkAdvisory(ctx, s, sql);
+  if (advisory.verdict === 'refused') return advisory.reply;
+  if (advisory.verdict === 'waits') return waitFor(ctx, s, sql, params, advisory.wait);
+  // The resident's locks must be parked ones before the check can see them.
+  if (ctx.resident && ctx.resident !== s) await setAside(ctx, ctx.resident);
+  const sleepMs = inFlightMs(ctx, s, sql);
+  if (sleepMs !== null) return startSleep(ctx, s, sql, sleepMs);
+  // In a failed transaction every statement but its end fails at once: nothing waits.
+  const failed = s.holding.kind === 'failed' || (ctx.resident === s && s.status === 'E');
+  const verdict = failed ? ({ verdict: 'free' } as const) : await check(ctx, s, sql, params);
+  if (verdict.verdict === 'unknown') {
+    return notExpressible('wait-unchecked', whose(verdict.holder));
+  }
+  if (verdict.verdict === 'waits') return waitFor(ctx, s, sql, params, verdict);
+  if (parked) return notExpressible('parked-goes-on');
+  let reply: BackendReply;
+  if (verdict.verdict === 'done') {
+    reply = verdict.reply;
+  } else {
+    await enter(ctx, s);
+    const seesSessions = readsSessions.test(sql) && s.status !== 'E';
+    if (seesSessions) {
+      await ctx.backend.exec("SELECT set_config('sim.sessions', $1, false)", [
+        sessionsJson(ctx, s),
+      ]);
+    }
+    const sent = await runReader(ctx, s, sql, params);
+    if (sent === 'stuck') {
+      const holder = await likelyHolder(ctx, sql);
+      return waitFor(ctx, s, sql, params, { holder, event: 'transactionid', watchdog: true });
+    }
+    reply = sent;
+    if (seesSessions) {
+      if (!reply.error) notePrepared(s, sql);
+      await settle(ctx, s, reply, sql, params !== undefined);
+      await carryOut(ctx, await takeSignals(ctx));
+      return toReply(reply);
+    }
+  }
+  if (!reply.error) {
+    noteAdvisory(ctx, s, advisory.calls);
+    notePrepared(s, sql);
+  }
+  await settle(ctx, s, reply, sql, params !== undefined);
+  if (advisory.calls.some((c) => c.fn === 'unlock' || c.fn === 'unlock_all')) {
+    await wakeWaiters(ctx);
+  }
+  return toReply(reply);
+}

@@ -1,0 +1,75 @@
+// Session settings and prepared statements: kept per session, loaded into the backend in turn.
+import { splitStatements } from '../../split-statements';
+import type { LayerContext, SessionRecord } from './context';
+
+/**
+ * Statements that may change session settings (SET, RESET, DISCARD, set_config); the
+ * others leave them as last saved, so switching away from their session reads nothing.
+ */
+export const changesSettings = /(?:^|;)\s*(?:set|reset|discard)\b|\bset_config\s*\(/im;
+
+/** Settings that belong to the layer's bookkeeping, never saved with a session. */
+const layerSettings = new Set(['sim.sessions', 'sim.signals', 'sim.pid']);
+
+const prepareStatement = /^\s*PREPARE\s+(\w+)(?:\s*\([^()]*\))?\s+AS\s+([\s\S]*)$/i;
+const executeStatement = /^\s*EXECUTE\s+(\w+)/i;
+
+const deallocateStatement = /^\s*DEALLOCATE\s+(?:PREPARE\s+)?(\w+)/i;
+const discardAll = /^\s*DISCARD\s+ALL\b/i;
+
+/** Loads `s`'s session-level settings into the backend, saving the previous owner's. */
+export async function loadSettings(ctx: LayerContext, s: SessionRecord): Promise<void> {
+  const { backend, loaded } = ctx;
+  if (loaded === s) return;
+  if (loaded?.settingsTouched) {
+    loaded.settingsTouched = false;
+    const [saved] = await backend.exec(
+      // pg_settings does not list the role (GUC_NO_SHOW_ALL), so it is read on its own.
+      `SELECT name, current_setting(name) FROM pg_settings WHERE source = 'session'
+       UNION ALL SELECT 'role', current_setting('role') WHERE current_setting('role') <> 'none'`,
+    );
+    loaded.settings = saved!.rows
+      .filter(([name]) => !layerSettings.has(name!))
+      .map(([name, value]) => [name!, value!]);
+  }
+  // With no owner, the backend's settings are its defaults already (a fresh start, or
+  // DISCARD ALL after the last owner closed).
+  // RESET ALL leaves the role alone (GUC_NO_RESET_ALL), so that is reset on its own.
+  if (loaded) await backend.exec('RESET ALL; RESET ROLE');
+  // sim.pid is what pg_backend_pid() answers (sim-schema.ts): always this session's.
+  await backend.exec('SELECT set_config(key, value, false) FROM jsonb_each_text($1)', [
+    { ...Object.fromEntries(s.settings), 'sim.pid': String(s.pid) },
+  ]);
+  // Prepared statements too: the last owner's go, this session's are made again.
+  if (loaded?.prepared.size) await backend.exec('DEALLOCATE ALL');
+  for (const { statement } of s.prepared.values()) await backend.run(statement);
+  ctx.loaded = s;
+}
+
+/**
+ * What `sql` runs when `s` sends it: a PREPARE runs nothing, and an EXECUTE runs the
+ * text its session prepared under that name.
+ */
+export function executedText(s: SessionRecord, sql: string): string {
+  if (!/\b(?:PREPARE|EXECUTE)\b/i.test(sql)) return sql;
+  return splitStatements(sql)
+    .map(({ sql: statement }) => {
+      if (prepareStatement.test(statement)) return '';
+      const execute = executeStatement.exec(statement);
+      return execute ? (s.prepared.get(execute[1]!.toLowerCase())?.text ?? statement) : statement;
+    })
+    .join(';\n');
+}
+
+/** Keeps `s`'s list of prepared statements up to date after `sql` ran without error. */
+export function notePrepared(s: SessionRecord, sql: string): void {
+  if (!/\b(?:PREPARE|DEALLOCATE|DISCARD)\b/i.test(sql)) return;
+  for (const { sql: statement } of splitStatements(sql)) {
+    const prepare = prepareStatement.exec(statement);
+    const deallocate = deallocateStatement.exec(statement);
+    if (prepare) s.prepared.set(prepare[1]!.toLowerCase(), { statement, text: prepare[2]! });
+    else if (discardAll.test(statement) || deallocate?.[1]!.toLowerCase() === 'all') {
+      s.prepared.clear();
+    } else if (deallocate) s.prepared.delete(deallocate[1]!.toLowerCase());
+  }
+}

@@ -1,0 +1,49 @@
+// Deadlines (timeouts, sleeps, deadlock checks), met as each call starts or when a timer ticks.
+import type { LayerContext } from './context';
+import { checkDeadlocks } from './deadlocks';
+import { terminate } from './ending';
+import { wakeSleepers } from './in-flight';
+import { dispatch } from './journal';
+
+/**
+ * Does what is due by the call's time: ends timed-out sessions, wakes sleeps, checks
+ * waits for deadlocks; then sets a timer for the next deadline, so that it also happens
+ * while no call comes.
+ */
+export async function expire(ctx: LayerContext): Promise<void> {
+  const at = ctx.now.getTime();
+  const nextTimeout = await endTimedOut(ctx, at);
+  const nextWake = await wakeSleepers(ctx, at);
+  const nextCheck = await checkDeadlocks(ctx, at);
+  const next = Math.min(nextTimeout, nextWake, nextCheck);
+  clearTimeout(ctx.timer);
+  if (next !== Infinity && !ctx.replaying) {
+    const tick = () => void dispatch(ctx, { method: 'tick', args: [] });
+    ctx.timer = setTimeout(tick, Math.max(0, next - at) + 1);
+    (ctx.timer as { unref?: () => void }).unref?.();
+  }
+}
+
+/**
+ * Ends sessions whose idle_in_transaction_session_timeout or transaction_timeout ran
+ * out by `at` (ms), with the FATAL a server sends (ProcessInterrupts in
+ * src/backend/tcop/postgres.c); returns when the next runs out (or Infinity).
+ */
+async function endTimedOut(ctx: LayerContext, at: number): Promise<number> {
+  let next = Infinity;
+  for (const r of [...ctx.sessions.values()]) {
+    const idleSince = r.state.startsWith('idle in transaction') ? r.stateChange.getTime() : null;
+    const idleEnds =
+      r.timeouts.idleMs && idleSince !== null ? idleSince + r.timeouts.idleMs : Infinity;
+    const xactEnds =
+      r.timeouts.transactionMs && r.xactStart
+        ? r.xactStart.getTime() + r.timeouts.transactionMs
+        : Infinity;
+    if (at >= xactEnds) {
+      await terminate(ctx, r, '25P04', 'terminating connection due to transaction timeout');
+    } else if (at >= idleEnds) {
+      await terminate(ctx, r, '25P03', 'terminating connection due to idle-in-transaction timeout');
+    } else next = Math.min(next, idleEnds, xactEnds);
+  }
+  return next;
+}

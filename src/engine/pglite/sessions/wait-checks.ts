@@ -1,0 +1,167 @@
+// Deciding, before a statement is sent, whether it would wait on a parked transaction.
+import { splitStatements } from '../../split-statements';
+import type { BackendReply } from '../backend';
+import { conflicts, mentions, statementNeeds, withNowait, type LockMode } from '../waits';
+import type { LayerContext, ParkedLock, SessionRecord } from './context';
+import { enter, setAside } from './parking';
+import { loadSettings } from './session-settings';
+import { runReader } from './watchdog';
+
+/** What `check` found a statement would do if sent now. */
+export type Verdict =
+  | { verdict: 'free' }
+  | { verdict: 'done'; reply: BackendReply }
+  | {
+      verdict: 'waits';
+      holder: SessionRecord | null;
+      event: 'relation' | 'transactionid';
+      watchdog?: boolean;
+      /** The lock, as a deadlock report names it, when it is not the holder's XID. */
+      lock?: string;
+    }
+  | { verdict: 'unknown'; holder: SessionRecord };
+
+/** Whether a table lock in `mode` is the one a transaction takes with rows it locks or changes. */
+const locksRows = (mode: LockMode) => mode === 'RowShareLock' || mode === 'RowExclusiveLock';
+
+/** Locks that parked transactions hold on relations, with their holders. */
+async function parkedRelationLocks(
+  ctx: LayerContext,
+): Promise<(ParkedLock & { holder: SessionRecord })[]> {
+  const { parkedLocksByGid } = ctx;
+  const byGid = new Map(
+    [...ctx.sessions.values()].flatMap((r) =>
+      r.holding.kind === 'parked' ? [[r.holding.gid, r] as const] : [],
+    ),
+  );
+  for (const gid of parkedLocksByGid.keys()) if (!byGid.has(gid)) parkedLocksByGid.delete(gid);
+  if ([...byGid.keys()].some((gid) => !parkedLocksByGid.has(gid))) {
+    const [locks] = await ctx.backend.exec(`
+      WITH parked AS (
+        SELECT l.virtualtransaction, p.gid
+          FROM pg_locks l JOIN pg_prepared_xacts p
+            ON l.locktype = 'transactionid' AND l.transactionid = p.transaction)
+      SELECT parked.gid, c.relname, l.mode, format('relation %s of database %s', l.relation, l.database)
+        FROM pg_locks l JOIN parked USING (virtualtransaction)
+        JOIN pg_class c ON c.oid = l.relation
+       WHERE l.locktype = 'relation'`);
+    for (const gid of byGid.keys()) parkedLocksByGid.set(gid, []);
+    for (const [gid, relname, mode, tag] of locks!.rows) {
+      parkedLocksByGid.get(gid!)?.push({ relname: relname!, mode: mode as LockMode, tag: tag! });
+    }
+  }
+  return [...byGid].flatMap(([gid, holder]) =>
+    (parkedLocksByGid.get(gid) ?? []).map((lock) => ({ holder, ...lock })),
+  );
+}
+
+/** The parked session holding XID `xid`, if any. */
+function parkedByXid(ctx: LayerContext, xid: string): SessionRecord | undefined {
+  return [...ctx.sessions.values()].find(
+    (r) => r.holding.kind === 'parked' && !r.holding.emulatedSnapshot && r.holding.xid === xid,
+  );
+}
+
+/** Does `s` hold an XID in the backend right now? */
+export async function residentHasXid(ctx: LayerContext, s: SessionRecord): Promise<boolean> {
+  if (ctx.resident !== s) return false;
+  const [assigned] = await ctx.backend.exec('SELECT pg_current_xact_id_if_assigned() IS NOT NULL');
+  return assigned!.rows[0]![0] === 't';
+}
+
+/** The parked session most likely holding what `sql` waits for: one with row locks on a table it names. */
+export async function likelyHolder(ctx: LayerContext, sql: string): Promise<SessionRecord | null> {
+  const locks = await parkedRelationLocks(ctx);
+  return locks.find((l) => locksRows(l.mode) && mentions(sql, l.relname))?.holder ?? null;
+}
+
+/**
+ * Decides whether `sql`, sent now by `s`, would wait on a parked transaction, asking
+ * PostgreSQL: pg_locks for table locks, the xmax of the target rows for UPDATE and
+ * DELETE, a NOWAIT probe for SELECT … FOR UPDATE/SHARE. A probe that succeeds has
+ * done the statement's work, so its reply is returned as the statement's own.
+ */
+export async function check(
+  ctx: LayerContext,
+  s: SessionRecord,
+  sql: string,
+  params?: unknown[],
+): Promise<Verdict> {
+  const { backend } = ctx;
+  if (![...ctx.sessions.values()].some((r) => r.holding.kind === 'parked'))
+    return { verdict: 'free' };
+  const locks = await parkedRelationLocks(ctx);
+  const statements = splitStatements(sql).map((st) => st.sql);
+  let probe: { holder: SessionRecord } | null = null;
+  for (const statement of statements) {
+    const needs = statementNeeds(statement);
+    for (const lock of locks) {
+      if (!mentions(statement, lock.relname)) continue;
+      const rowLocks = locksRows(lock.mode);
+      if (lock.holder === s) {
+        // A parked session's own locks: a server never waits on them, but a NOWAIT
+        // probe, sent outside its transaction, would fail on them.
+        if (rowLocks && needs.rows.kind === 'lock-rows') return { verdict: 'unknown', holder: s };
+        continue;
+      }
+      if (conflicts(needs.mode, lock.mode)) {
+        const tag = `${needs.mode} on ${lock.tag}`;
+        return { verdict: 'waits', holder: lock.holder, event: 'relation', lock: tag };
+      }
+      if (!rowLocks || needs.rows.kind === 'none') continue;
+      if (needs.rows.kind === 'unchecked') return { verdict: 'unknown', holder: lock.holder };
+      if (needs.rows.kind === 'lock-rows') {
+        if (statements.length > 1) return { verdict: 'unknown', holder: lock.holder };
+        probe = { holder: lock.holder };
+        continue;
+      }
+      // UPDATE or DELETE: a target row whose xmax is a parked XID is locked or updated
+      // by that transaction, and the statement would wait for it.
+      const { table, alias, where } = needs.rows;
+      await enter(ctx, s);
+      const parkedXids = [...ctx.sessions.values()].flatMap((r) =>
+        r.holding.kind === 'parked' && !r.holding.emulatedSnapshot && r !== s
+          ? [r.holding.xid]
+          : [],
+      );
+      const target = alias ?? table;
+      // XIDs are digits, so they can stand in the text; `params` are the statement's own.
+      const [found] = await backend.exec(
+        `SELECT ${target}.xmax::text FROM ${table} ${alias ?? ''}
+          WHERE (${where ?? 'true'}) AND ${target}.xmax::text = ANY('{${parkedXids.join(',')}}')
+          LIMIT 1`,
+        params,
+      );
+      const xid = found?.rows[0]?.[0];
+      const holder = xid ? parkedByXid(ctx, xid) : undefined;
+      if (holder) return { verdict: 'waits', holder, event: 'transactionid' };
+    }
+  }
+  if (!probe) return { verdict: 'free' };
+  // A NOWAIT probe, sent where it costs this session nothing it holds: in its own
+  // implicit transaction when it has no XID (its open transaction is set aside and
+  // reopened, as READ COMMITTED allows), else inside a savepoint of its transaction.
+  const savepoint = await residentHasXid(ctx, s);
+  if (!savepoint && ctx.resident) await setAside(ctx, ctx.resident);
+  if (savepoint) await backend.exec('SAVEPOINT seat_ledger_probe');
+  else await loadSettings(ctx, s);
+  const reply = await runReader(ctx, s, withNowait(sql), params);
+  const blocked = reply === 'stuck' || reply.error?.code === '55P03';
+  if (savepoint) {
+    await backend.exec(
+      blocked
+        ? 'ROLLBACK TO SAVEPOINT seat_ledger_probe; RELEASE SAVEPOINT seat_ledger_probe'
+        : 'RELEASE SAVEPOINT seat_ledger_probe',
+    );
+  }
+  if (blocked) {
+    const watchdog = reply === 'stuck';
+    return { verdict: 'waits', holder: probe.holder, event: 'transactionid', watchdog };
+  }
+  // Outside a transaction the probe was the statement itself; inside one it ran in a
+  // savepoint of the session's own transaction. Either way its answer stands.
+  const sessionIdle = s.holding.kind === 'none';
+  if (savepoint || sessionIdle) return { verdict: 'done', reply };
+  // The probe ran apart from the session's open transaction: run it there for real.
+  return { verdict: 'free' };
+}

@@ -1,0 +1,152 @@
+// Statements that wait for a lock another session holds: how a wait begins (shown as a
+// server shows it, its snapshot stood in for), how it fails or is cancelled, and how the
+// waiting statements run again once what they waited for is gone.
+import {
+  finishStatement,
+  setState,
+  stopWaiting,
+  whose,
+  type LayerContext,
+  type SessionRecord,
+  type Waiter,
+} from './context';
+import { wake } from './in-flight';
+import { rollBackSpentStandIns, rollbackPrepared, setAside, takeStandIn } from './parking';
+import { cancelled, notExpressible, type Outcome, type QueryReply } from './replies';
+import { runQuery } from './run';
+import { loadSettings } from './session-settings';
+import { expire } from './timers';
+import { residentHasXid } from './wait-checks';
+
+/** What a statement is to wait for, and how it shows in pg_stat_activity meanwhile. */
+export interface WaitOn {
+  /** The session holding it; null when it is some parked transaction (see `likelyHolder`). */
+  holder: SessionRecord | null;
+  /** pg_stat_activity's wait_event, under wait_event_type Lock. */
+  event: string;
+  /** The wait was found by the watchdog, not by a check. */
+  watchdog?: boolean;
+  /** The lock as a deadlock report names it; by default the holder's XID. */
+  lock?: string;
+  /** Whether it is still held; by default, while the holder's transaction is parked. */
+  held?: () => boolean;
+}
+
+/** Makes `s` wait for `holder` (any parked transaction when null) to end. */
+export async function waitFor(
+  ctx: LayerContext,
+  s: SessionRecord,
+  sql: string,
+  params: unknown[] | undefined,
+  wait: WaitOn,
+): Promise<Outcome> {
+  const { holder } = wait;
+  const readCommitted = s.holding.kind === 'resident' && s.holding.isolation === 'read committed';
+  if (!readCommitted && (await residentHasXid(ctx, s))) {
+    return notExpressible('wait-holding-xid', holder ? whose(holder) : 'a parked transaction');
+  }
+  s.blockedBy = holder;
+  s.waitEventType = 'Lock';
+  s.waitEvent = wait.event;
+  s.waitByWatchdog = wait.watchdog === true;
+  // The snapshot the waiting statement took: outside a transaction or in READ COMMITTED
+  // a fresh one, in REPEATABLE READ the transaction's (PortalStart takes it first).
+  await loadSettings(ctx, s);
+  const [read] = await ctx.backend.exec(
+    `SELECT pg_snapshot_xmin(pg_current_snapshot())::text,
+            extract(epoch FROM current_setting('deadlock_timeout')::interval) * 1000`,
+  );
+  const [xmin, deadlockMs] = read!.rows[0]!;
+  s.waitXmin = xmin ?? null;
+  // A READ COMMITTED transaction is set aside: parked when it holds an XID (it still
+  // waits: the wait may end in a deadlock or a cancel, see runQuery), else closed. The
+  // waiting statement holds its snapshot, which on a server pins the horizon; a parked
+  // transaction that takes an XID now stands in for it (emulated), as for one in flight.
+  if (ctx.resident === s && readCommitted) await setAside(ctx, s);
+  let standIn: Waiter['standIn'];
+  if (s.holding.kind === 'none' || s.holding.kind === 'released') {
+    if (ctx.resident) await setAside(ctx, ctx.resident);
+    standIn = await takeStandIn(ctx, s);
+  }
+  const held =
+    wait.held ??
+    (() => holder !== null && holder.holding.kind === 'parked' && ctx.sessions.has(holder.id));
+  // A wait on a row is a wait on the transaction that holds it (XactLockTableWait).
+  const lock =
+    wait.lock ??
+    (holder?.holding.kind === 'parked' ? `ShareLock on transaction ${holder.holding.xid}` : '');
+  const deadlockCheckAt = ctx.now.getTime() + Number(deadlockMs);
+  const waiter = (answer: (reply: QueryReply) => void): Waiter => ({
+    s,
+    sql,
+    params,
+    answer,
+    held,
+    lock,
+    deadlockCheckAt,
+    standIn,
+  });
+  const reply = new Promise<QueryReply>((answer) => ctx.waiters.push(waiter(answer)));
+  await expire(ctx); // sets the timer for its deadlock check
+  return { wait: reply };
+}
+
+/** Takes `w` off the list of waits; the stand-in for its snapshot is spent. */
+export async function removeWaiter(ctx: LayerContext, w: Waiter): Promise<void> {
+  ctx.waiters.splice(ctx.waiters.indexOf(w), 1);
+  if (w.standIn) ctx.spentStandIns.push(w.standIn.gid);
+  w.standIn = undefined;
+  await rollBackSpentStandIns(ctx);
+}
+
+/**
+ * Cancels `r`'s statement if it is waiting, as a server's cancel would: the statement
+ * fails with 57014, and a transaction block it was in is aborted.
+ */
+export async function cancelWait(ctx: LayerContext, r: SessionRecord): Promise<boolean> {
+  if (ctx.sleepers.has(r.id)) {
+    await wake(ctx, r, 'cancel');
+    return true;
+  }
+  return failWait(ctx, r, cancelled);
+}
+
+/**
+ * Fails `r`'s waiting statement with `reply`'s error. As on a server, a transaction
+ * block it was in is aborted and gives up its locks (a parked one rolls back), and the
+ * waits those locks held up are tried again.
+ */
+export async function failWait(
+  ctx: LayerContext,
+  r: SessionRecord,
+  reply: QueryReply,
+): Promise<boolean> {
+  const waiter = ctx.waiters.find((w) => w.s === r);
+  if (!waiter) return false;
+  await removeWaiter(ctx, waiter);
+  stopWaiting(r);
+  if (ctx.resident === r) await setAside(ctx, r);
+  const holding = r.holding;
+  if (holding.kind === 'parked') await rollbackPrepared(ctx, holding.gid);
+  if (holding.kind !== 'none') r.holding = { kind: 'failed' };
+  setState(ctx, r, r.holding.kind === 'failed' ? 'idle in transaction (aborted)' : 'idle');
+  waiter.answer(reply);
+  if (holding.kind === 'parked') await wakeWaiters(ctx);
+  return true;
+}
+
+/** Retries waiting statements, oldest first, after a parked transaction ended. */
+export async function wakeWaiters(ctx: LayerContext): Promise<void> {
+  for (const waiter of [...ctx.waiters]) {
+    const { s, sql, params, answer } = waiter;
+    if (!ctx.sessions.has(s.id) || waiter.held()) continue;
+    await removeWaiter(ctx, waiter);
+    stopWaiting(s);
+    const outcome = await runQuery(ctx, s, sql, params);
+    if ('wait' in outcome) outcome.wait.then(answer);
+    else {
+      finishStatement(ctx, s);
+      answer(outcome);
+    }
+  }
+}

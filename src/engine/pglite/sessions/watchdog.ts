@@ -1,0 +1,43 @@
+// What the page's watchdog sees: each reader statement, numbered, as it goes out and comes back.
+import type { BackendReply } from '../backend';
+import type { LayerContext, SessionRecord } from './context';
+import type { JournalEntry } from './journal';
+
+/** What the layer tells whoever watches it for hangs (the page's watchdog). */
+export interface LayerWatch {
+  /** A call finished: it belongs in the journal. */
+  journal(entry: JournalEntry): void;
+  /**
+   * A reader's statement, number `seq`, is about to go to the backend (`guarded`: a parked
+   * transaction holds locks, so it might wait), or it came back (`done`).
+   */
+  statement(event: { seq: number; sessionId: number; guarded: boolean; done: boolean }): void;
+}
+
+/**
+ * Sends a reader's statement, numbered for the watchdog. A number an earlier backend
+ * never answered is not sent again: the caller treats it as a wait.
+ */
+export async function runReader(
+  ctx: LayerContext,
+  s: SessionRecord,
+  sql: string,
+  params?: unknown[],
+): Promise<BackendReply | 'stuck'> {
+  const { backend, watch } = ctx;
+  const seq = ++ctx.statementSeq;
+  if (ctx.stuck.has(seq)) return 'stuck';
+  if (ctx.replaying || !watch) return backend.run(sql, params);
+  // Only a lock held by a parked transaction can make PGlite's one backend wait; a
+  // stand-in for a snapshot or a sleeping statement holds none (unknown counts as some).
+  const guarded = [...ctx.sessions.values()].some(
+    (r) =>
+      r.holding.kind === 'parked' && (ctx.parkedLocksByGid.get(r.holding.gid)?.length ?? 1) > 0,
+  );
+  watch.statement({ seq, sessionId: s.id, guarded, done: false });
+  try {
+    return await backend.run(sql, params);
+  } finally {
+    watch.statement({ seq, sessionId: s.id, guarded, done: true });
+  }
+}

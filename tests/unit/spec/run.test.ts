@@ -1,0 +1,42 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createNodePgliteEngine } from '../../../src/engine/pglite/node';
+import type { Engine, RefusalKind } from '../../../src/engine/types';
+import { parseSpec } from '../../../src/spec/parse';
+import { regressSettings, runSpec } from '../../../src/spec/run';
+
+// Session a's transaction holds an XID when b takes the backend, so it is parked; its
+// next statement is one a parked transaction cannot run.
+const parkedGoesOn = `
+setup { CREATE TABLE t (id int PRIMARY KEY); INSERT INTO t VALUES (1), (2); }
+teardown { DROP TABLE t; }
+session a
+step a1 { BEGIN; UPDATE t SET id = id WHERE id = 1; }
+step a2 { SELECT 1 AS one; }
+step a3 { COMMIT; }
+session b
+step b1 { SELECT count(*) FROM t; }
+permutation a1 b1 a2 a3
+permutation a1 a3 b1
+`;
+
+describe('runSpec on PGlite', () => {
+  let engine: Engine;
+  beforeEach(async () => {
+    engine = await createNodePgliteEngine(regressSettings);
+  });
+  afterEach(() => engine.close());
+
+  it('prints a refused permutation as not expressible and tells the caller its kind', async () => {
+    let out = '';
+    const refusals: [string[], RefusalKind | undefined][] = [];
+    const status = await runSpec(parseSpec(parkedGoesOn), {
+      engine,
+      write: (text) => (out += text),
+      onRefusal: (steps, kind) => refusals.push([steps, kind]),
+    });
+    expect(status).toBe(0);
+    expect(out).toMatch(/starting permutation: a1 b1 a2 a3\nnot expressible: .+\n/);
+    expect(out).toContain('starting permutation: a1 a3 b1\nstep a1:');
+    expect(refusals).toEqual([[['a1', 'b1', 'a2', 'a3'], 'parked-goes-on']]);
+  });
+});
