@@ -18,8 +18,11 @@ export interface SessionInfo {
   waitEventType: string | null;
   waitEvent: string | null;
   blockedByPid: number | null;
-  /** The real XID of its parked transaction (PREPARE TRANSACTION), if parked. */
-  parkedXid: string | null;
+  /**
+   * The XID its transaction holds (real, whether it is parked with PREPARE TRANSACTION or
+   * open in the backend), or, when `emulated`, the XID of the stand-in for its snapshot.
+   */
+  xid: string | null;
   /** True when that XID stands in for a snapshot (REPEATABLE READ, a cursor). */
   emulated: boolean;
   /** True when its wait was found by the watchdog rather than by a check. */

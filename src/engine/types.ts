@@ -114,6 +114,12 @@ export const refusalKinds = [
   'wait-holding-xid',
   /** A session in a database other than the one PGlite's backend is connected to. */
   'other-database',
+  /**
+   * A serialization failure (40001) while another SERIALIZABLE transaction is parked:
+   * PostgreSQL counts a prepared transaction as committed in its conflict checks, so it
+   * fails this one where a server might fail the other, or later.
+   */
+  'serializable-parked',
 ] as const;
 
 /** One reason the engine cannot show something truthfully (see `refusalKinds`). */

@@ -1,19 +1,9 @@
 // Session-level state that belongs to a backend: each session keeps its own on a server,
 // and on PGlite's one backend the layer keeps it apart or says it cannot.
 import { describe, expect, it } from 'vitest';
-import { NotExpressibleError, PgError, type Engine, type Session } from '../../src/engine/types';
+import type { Engine } from '../../src/engine/types';
+import { answer } from '../support/answer';
 import { bothEngines } from '../support/both-engines';
-
-/** A statement's rows, or its error's SQLSTATE and message. */
-async function answer(s: Session, sql: string): Promise<unknown> {
-  try {
-    return (await s.query(sql)).results.at(-1)!.rows;
-  } catch (e) {
-    if (e instanceof PgError) return `${e.code} ${e.message}`;
-    if (e instanceof NotExpressibleError) return `not expressible: ${e.message}`;
-    throw e;
-  }
-}
 
 async function preparedStatements(engine: Engine) {
   const [a, b] = [await engine.openSession(), await engine.openSession()];
@@ -68,7 +58,7 @@ describe('session-level state on PGlite and on PostgreSQL 18', () => {
     ]);
     const [declared] = await holdCursor(engines.pglite);
     expect(declared).toMatch(
-      /^not expressible: cursors WITH HOLD and LISTEN belong to the backend/,
+      /^not expressible \(backend-wide-object\): cursors WITH HOLD and LISTEN belong to the backend/,
     );
   });
 });

@@ -27,6 +27,19 @@ LANGUAGE sql STABLE AS $$
          emulated boolean, is_current boolean, blocked_by integer, snapshot_xmin text)
 $$;
 
+-- The querying session's snapshot xmin as a server would have it: the oldest XID running,
+-- leaving out the layer's stand-ins (their gids are in sim.standins), which hold XIDs only
+-- to pin the horizon for snapshots that have none on a server.
+CREATE FUNCTION sim.snapshot_xmin() RETURNS xid
+LANGUAGE sql STABLE AS $$
+  SELECT coalesce(
+    (SELECT min(x) FROM pg_snapshot_xip(pg_current_snapshot()) x
+      WHERE x NOT IN (SELECT p.transaction::text::xid8 FROM pg_prepared_xacts p
+                       WHERE p.gid = ANY (string_to_array(
+                         coalesce(current_setting('sim.standins', true), ''), ',')))),
+    pg_snapshot_xmax(pg_current_snapshot()))::text::xid
+$$;
+
 -- The same columns as pg_catalog.pg_stat_activity in PostgreSQL 18. XIDs are real: a
 -- parked session's comes from pg_prepared_xacts; the querying session's from its own
 -- transaction; a snapshot stand-in's (emulated) is shown as backend_xmin, and so is the
@@ -38,7 +51,7 @@ SELECT d.oid AS datid, d.datname, s.pid, NULL::integer AS leader_pid, r.oid AS u
        s.state_change, s.wait_event_type, s.wait_event, s.state,
        CASE WHEN s.is_current THEN pg_current_xact_id_if_assigned()::text::xid
             WHEN NOT s.emulated THEN p.transaction END AS backend_xid,
-       CASE WHEN s.is_current THEN pg_snapshot_xmin(pg_current_snapshot())::text::xid
+       CASE WHEN s.is_current THEN sim.snapshot_xmin()
             WHEN s.emulated THEN p.transaction
             ELSE s.snapshot_xmin::xid END AS backend_xmin,
        NULL::bigint AS query_id, s.query, 'client backend'::text AS backend_type

@@ -90,9 +90,12 @@ const simpleDelete = new RegExp(
   'i',
 );
 
-/** `key = (SELECT … FOR UPDATE SKIP LOCKED …)` or `key IN (…)` as a whole WHERE clause. */
-const skipLockedKey = new RegExp(
-  String.raw`^\s*${identifier}\s*(?:=|IN)\s*\(\s*SELECT\b(?:(?!\bUNION\b)[\s\S])*\bFOR\s+(?:NO\s+KEY\s+)?UPDATE\s+SKIP\s+LOCKED\b[^()]*\)\s*$`,
+/**
+ * `key = (SELECT … FOR UPDATE …)` or `key IN (…)` as a whole WHERE clause: the claim
+ * query's shape, which changes exactly the rows its subquery locks.
+ */
+const lockedKey = new RegExp(
+  String.raw`^\s*${identifier}\s*(?:=|IN)\s*\(\s*SELECT\b(?:(?!\bUNION\b)[\s\S])*\bFOR\s+(?:NO\s+KEY\s+UPDATE|UPDATE|KEY\s+SHARE|SHARE)\b[^()]*\)\s*$`,
   'i',
 );
 
@@ -120,11 +123,15 @@ export function statementNeeds(sql: string): StatementNeeds {
     case 'DELETE': {
       const m = (first === 'UPDATE' ? simpleUpdate : simpleDelete).exec(text);
       const plain = m && !/\b(FROM|USING)\b/i.test(text.slice(m[1]!.length + first.length + 8));
-      // The article's claim: the subquery locks only rows no one else has locked (SKIP
-      // LOCKED), and the statement changes exactly those, already its own, so no row can
-      // make it wait. (A key matched by several rows could; the watchdog covers that.)
-      if (m && skipLockedKey.test(m[3] ?? '')) {
-        return { mode: 'RowExclusiveLock', rows: { kind: 'none' } };
+      // The article's claim: the statement changes exactly the rows its subquery locks,
+      // already its own by then, so only the subquery's locking can make it wait: never
+      // with SKIP LOCKED or NOWAIT, and otherwise as a NOWAIT probe of the whole statement
+      // finds out. (A key matched by several rows could wait; the watchdog covers that.)
+      if (m && lockedKey.test(m[3] ?? '')) {
+        return {
+          mode: 'RowExclusiveLock',
+          rows: nonWaiting.test(m[3]!) ? { kind: 'none' } : { kind: 'lock-rows' },
+        };
       }
       return {
         mode: 'RowExclusiveLock',

@@ -1,6 +1,7 @@
 // The sessions as others see them: the sim schema's pg_stat_activity, its signals, the UI's list.
 import type { SessionInfo } from '../../session-info';
 import type { LayerContext, SessionRecord } from './context';
+import type { QueryReply } from './replies';
 import { terminate } from './ending';
 import { cancelWait } from './waiting';
 
@@ -41,6 +42,54 @@ export function sessionsJson(ctx: LayerContext, current: SessionRecord): string 
   );
 }
 
+/** The gids of the parked transactions that only stand in for a snapshot. */
+export function standInGids(ctx: LayerContext): string[] {
+  return [
+    ...[...ctx.sessions.values()].flatMap((r) =>
+      r.holding.kind === 'parked' && r.holding.emulatedSnapshot ? [r.holding.gid] : [],
+    ),
+    ...ctx.waiters.flatMap((w) => (w.standIn ? [w.standIn.gid] : [])),
+    ...ctx.spentStandIns,
+  ];
+}
+
+/** The isolation tester's lock-wait probe, as the spec runner sends it. */
+const testerProbe = /^SELECT pg_isolation_test_session_is_blocked\(\$1, '\{([\d,]*)\}'\)$/;
+
+/**
+ * Answers the isolation tester's lock-wait probe from a session with no transaction open,
+ * without the backend. The answer is the session table's either way (the sim schema's
+ * function reads it); sent to the backend, the probe would first set aside whatever
+ * transaction is open there, which on a server it never touches. Null for anything else.
+ */
+export function answerTesterProbe(
+  ctx: LayerContext,
+  s: SessionRecord,
+  sql: string,
+  params: unknown[] | undefined,
+): QueryReply | null {
+  const probe = testerProbe.exec(sql);
+  if (!probe || s.holding.kind !== 'none' || params?.length !== 1) return null;
+  const interesting = probe[1]!.split(',').map(Number);
+  const target = [...ctx.sessions.values()].find((r) => r.pid === Number(params[0]));
+  const blocked = target?.blockedBy ? interesting.includes(target.blockedBy.pid) : false;
+  return {
+    ok: true,
+    result: {
+      results: [
+        {
+          command: 'SELECT',
+          rowCount: 1,
+          // bool, as pg_isolation_test_session_is_blocked returns it
+          fields: [{ name: 'pg_isolation_test_session_is_blocked', dataTypeID: 16 }],
+          rows: [[blocked ? 't' : 'f']],
+        },
+      ],
+      notices: [],
+    },
+  };
+}
+
 /** Reads and clears the signals `sim.pg_cancel_backend` and friends recorded. */
 export async function takeSignals(ctx: LayerContext): Promise<{ kind: string; pid: number }[]> {
   const [taken] = await ctx.backend.exec(
@@ -70,7 +119,7 @@ export async function carryOut(
   }
 }
 
-/** What the UI shows of every session: state, wait, and the XID it holds if parked. */
+/** What the UI shows of every session: state, wait, and the XID it holds. */
 export function sessionInfos(ctx: LayerContext): SessionInfo[] {
   return [...ctx.sessions.values()].map((s) => {
     const standIn = ctx.waiters.find((w) => w.s === s)?.standIn;
@@ -85,7 +134,10 @@ export function sessionInfos(ctx: LayerContext): SessionInfo[] {
       waitEventType: s.waitEventType,
       waitEvent: s.waitEvent,
       blockedByPid: s.blockedBy?.pid ?? null,
-      parkedXid: s.holding.kind === 'parked' ? s.holding.xid : (standIn?.xid ?? null),
+      xid:
+        s.holding.kind === 'parked'
+          ? s.holding.xid
+          : (standIn?.xid ?? (s.holding.kind === 'resident' ? s.xid : null)),
       emulated:
         (s.holding.kind === 'parked' && s.holding.emulatedSnapshot) || standIn !== undefined,
       watchdog: s.waitByWatchdog,

@@ -7,20 +7,32 @@ import type { QueryReply } from './replies';
 import type { Slots } from './slots';
 import type { LayerWatch } from './watchdog';
 
+/**
+ * What a transaction is besides its work: its characteristics and the statements that
+ * made its transaction-local state (savepoints, SET, SET LOCAL), in order. A transaction
+ * that holds nothing is closed in the backend and opened again from this (`enter`).
+ */
+export interface TransactionShape {
+  isolation: string;
+  readOnly: boolean;
+  deferrable: boolean;
+  /** SAVEPOINT, RELEASE, ROLLBACK TO, SET, RESET and SET LOCAL statements it ran. */
+  replay: string[];
+}
+
 /** Where a session's open transaction is while other sessions use the backend. */
 export type Holding =
   | { kind: 'none' }
-  | {
+  | ({
       kind: 'resident';
-      isolation: string;
       snapshotTaken: boolean;
       /**
        * The last statement came over the extended protocol: on a server its finished
        * unnamed portal keeps its snapshot (backend_xmin) until the next query.
        */
       portalSnapshot?: boolean;
-    }
-  | { kind: 'released' }
+    } & TransactionShape)
+  | ({ kind: 'released' } & TransactionShape)
   | { kind: 'failed' }
   | {
       kind: 'parked';
@@ -50,6 +62,8 @@ export interface SessionRecord {
   holding: Holding;
   /** The backend's transaction status after this session's last statement. */
   status: TransactionStatus;
+  /** The XID its open transaction holds in the backend, read after each statement. */
+  xid: string | null;
   /** The session whose parked transaction this one waits for. */
   blockedBy: SessionRecord | null;
   /** Its wait was found by the watchdog (PGlite stopped answering), not by a check. */
@@ -63,6 +77,11 @@ export interface SessionRecord {
   timeouts: { idleMs: number; transactionMs: number };
   /** Session-level settings, saved while another session's are loaded in the backend. */
   settings: [name: string, value: string][];
+  /**
+   * The settings a server takes from the connection itself (application_name, and the
+   * role an ordinary session logs in as): what RESET goes back to.
+   */
+  readonly connectionSettings: [name: string, value: string][];
   /** It ran something that may have changed its settings since they were last saved. */
   settingsTouched: boolean;
   /**

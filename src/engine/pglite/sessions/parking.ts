@@ -1,12 +1,19 @@
 // Where each session's transaction is while others use the backend: resident, parked, set aside.
 import { splitStatements } from '../../split-statements';
 import type { BackendReply } from '../backend';
-import { setState, type LayerContext, type SessionRecord } from './context';
+import { setState, type LayerContext, type SessionRecord, type TransactionShape } from './context';
 import type { QueryReply } from './replies';
 import { loadSettings } from './session-settings';
 
 /** Statements that do not take a snapshot in a REPEATABLE READ transaction. */
 const noSnapshot = /^\s*(begin|start|set|savepoint|release|show|reset)\b/i;
+
+/**
+ * Statements that make a transaction's own state without touching data: what a
+ * transaction closed in the backend runs again when it is reopened (see `enter`).
+ */
+const transactionLocal =
+  /^\s*(?:savepoint|release|rollback\s+(?:work\s+|transaction\s+)?to|set(?!\s+transaction\b)|reset)\b/i;
 
 /** Whether `sql` takes a snapshot: any of its statements but those above does. */
 const takesSnapshot = (sql: string) =>
@@ -43,7 +50,8 @@ export async function setAside(ctx: LayerContext, r: SessionRecord): Promise<voi
     );
     if (!holdsSnapshot && locks!.rows[0]![0] === '0') {
       await backend.exec('ROLLBACK');
-      r.holding = { kind: 'released' };
+      const { isolation, readOnly, deferrable, replay } = holding;
+      r.holding = { kind: 'released', isolation, readOnly, deferrable, replay };
       return;
     }
     // No other session ran since the snapshot was taken, so the next XID is the one
@@ -69,13 +77,24 @@ export async function enter(ctx: LayerContext, s: SessionRecord): Promise<void> 
   await rollBackSpentStandIns(ctx);
   await loadSettings(ctx, s);
   if (s.holding.kind === 'released') {
-    await backend.exec('BEGIN ISOLATION LEVEL READ COMMITTED');
-    s.holding = { kind: 'resident', isolation: 'read committed', snapshotTaken: false };
+    // The same kind of transaction, with its savepoints and settings made again.
+    const { isolation, readOnly, deferrable, replay } = s.holding;
+    await backend.exec(
+      `BEGIN ISOLATION LEVEL ${isolation.toUpperCase()}` +
+        (readOnly ? ' READ ONLY' : '') +
+        (deferrable ? ' DEFERRABLE' : ''),
+    );
+    for (const statement of replay) await backend.exec(statement);
+    s.holding = {
+      kind: 'resident',
+      snapshotTaken: false,
+      ...{ isolation, readOnly, deferrable, replay },
+    };
   } else if (s.holding.kind === 'failed') {
     // Recreate the failed state, so the next statement gets PostgreSQL's own answer.
     await backend.exec('BEGIN');
     await backend.run("DO $$BEGIN RAISE EXCEPTION 'recreating a failed transaction'; END$$");
-    s.holding = { kind: 'resident', isolation: 'read committed', snapshotTaken: false };
+    s.holding = { kind: 'resident', snapshotTaken: false, ...plainShape() };
     s.status = 'E';
   }
   if (s.holding.kind === 'resident') ctx.resident = s;
@@ -90,29 +109,49 @@ export async function settle(
   extended: boolean,
 ): Promise<void> {
   s.status = reply.status;
+  if (s.settingsTouched && reply.status !== 'E') {
+    await restoreConnectionSettings(ctx, s, sql);
+    // SET application_name shows in pg_stat_activity at once, as on a server.
+    const [name] = await ctx.backend.exec("SELECT current_setting('application_name')");
+    s.applicationName = name!.rows[0]![0] ?? '';
+  }
   if (reply.status === 'I') {
     s.holding = { kind: 'none' };
     s.xactStart = null;
+    s.xid = null;
     setState(ctx, s, 'idle');
     if (ctx.resident === s) ctx.resident = null;
     return;
   }
-  let isolation = 'read committed';
+  const shape = s.holding.kind === 'resident' ? s.holding : plainShape();
   if (reply.status === 'T') {
     // The session's timeouts, in ms, as its settings stand (SET may have changed them).
     // current_setting shows them with a unit (`300ms`, `5min`, `0`), which reads as an
     // interval; the pg_settings view would build a row for every setting, each time.
     const [read] = await ctx.backend.exec(
       `SELECT current_setting('transaction_isolation'),
+              current_setting('transaction_read_only') = 'on',
+              current_setting('transaction_deferrable') = 'on',
+              pg_current_xact_id_if_assigned()::text,
               extract(epoch FROM current_setting('idle_in_transaction_session_timeout')::interval) * 1000,
               extract(epoch FROM current_setting('transaction_timeout')::interval) * 1000`,
     );
-    const [level, idle, xact] = read!.rows[0]!;
-    isolation = level!;
+    const [level, readOnly, deferrable, xid, idle, xact] = read!.rows[0]!;
+    Object.assign(shape, {
+      isolation: level!,
+      readOnly: readOnly === 't',
+      deferrable: deferrable === 't',
+    });
+    s.xid = xid ?? null;
     s.timeouts = { idleMs: Number(idle), transactionMs: Number(xact) };
   }
+  // Statements past the one that failed never ran.
+  const ran = reply.error ? reply.results.length : Infinity;
+  splitStatements(sql).forEach(({ sql: statement }, i) => {
+    if (i < ran && transactionLocal.test(statement)) shape.replay.push(statement);
+  });
   if (s.holding.kind !== 'resident') {
-    s.holding = { kind: 'resident', isolation, snapshotTaken: false };
+    s.holding = { kind: 'resident', snapshotTaken: false, ...shape };
     s.xactStart = s.queryStart;
   }
   const snapshot = takesSnapshot(sql);
@@ -120,6 +159,45 @@ export async function settle(
   s.holding.portalSnapshot = extended && snapshot;
   ctx.resident = s;
   setState(ctx, s, reply.status === 'E' ? 'idle in transaction (aborted)' : 'idle in transaction');
+}
+
+/**
+ * Statements that send a setting back to the value the connection started with, and the
+ * settings they reach: on a server a reset application_name is the one the client
+ * connected with and a reset role is the role it logged in as; here both were set by the
+ * layer (`loadSettings`), so the layer sets them again.
+ */
+const resets: [RegExp, string[]][] = [
+  [/^\s*RESET\s+application_name\b/i, ['application_name']],
+  [/^\s*RESET\s+ALL\b/i, ['application_name']],
+  [/^\s*RESET\s+ROLE\b|^\s*SET\s+(?:SESSION\s+|LOCAL\s+)?ROLE\s+NONE\b/i, ['role']],
+  [
+    /^\s*DISCARD\s+ALL\b|^\s*(?:SET|RESET)\s+SESSION\s+AUTHORIZATION\b/i,
+    ['application_name', 'role'],
+  ],
+];
+
+/** Sets again what a RESET of `sql` sent back to the backend's own defaults. */
+async function restoreConnectionSettings(
+  ctx: LayerContext,
+  s: SessionRecord,
+  sql: string,
+): Promise<void> {
+  const names = new Set(
+    splitStatements(sql).flatMap(({ sql: statement }) =>
+      resets.flatMap(([pattern, settings]) => (pattern.test(statement) ? settings : [])),
+    ),
+  );
+  const own = s.connectionSettings.filter(([name]) => names.has(name));
+  if (own.length === 0) return;
+  await ctx.backend.exec('SELECT set_config(key, value, false) FROM jsonb_each_text($1)', [
+    Object.fromEntries(own),
+  ]);
+}
+
+/** A READ COMMITTED transaction as BEGIN opens it: no savepoints, no settings of its own. */
+export function plainShape(): TransactionShape {
+  return { isolation: 'read committed', readOnly: false, deferrable: false, replay: [] };
 }
 
 /**

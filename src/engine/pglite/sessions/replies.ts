@@ -67,6 +67,11 @@ const refusalWords = {
     `this session would wait for ${whom} while holding an XID of its own; to let that ` +
     'session finish, the in-browser engine would have to park this one, and a parked ' +
     'transaction cannot go on',
+  'serializable-parked': (whom: string) =>
+    `PostgreSQL failed this SERIALIZABLE transaction (40001) while ${whom}, also ` +
+    'SERIALIZABLE, was set aside with PREPARE TRANSACTION; PostgreSQL counts a prepared ' +
+    'transaction as already committed when it checks for conflicts, so a server with both ' +
+    'transactions open might have failed the other one, or this one later',
   'other-database': (database: string) =>
     'PGlite’s one backend is connected to the database postgres for good, so a ' +
     `session in another database (${database}) cannot be shown`,

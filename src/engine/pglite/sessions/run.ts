@@ -1,6 +1,13 @@
 // Running a reader's statement: refused, made to wait, or run in its session's own transaction.
 import type { BackendReply } from '../backend';
-import { carryOut, readsSessions, sessionsJson, takeSignals } from './activity';
+import {
+  answerTesterProbe,
+  carryOut,
+  readsSessions,
+  sessionsJson,
+  standInGids,
+  takeSignals,
+} from './activity';
 import { checkAdvisory, noteAdvisory } from './advisory-locks';
 import { finishStatement, get, setState, whose, type LayerContext } from './context';
 import type { SessionRecord } from './context';
@@ -57,6 +64,8 @@ export async function runQuery(
   sql: string,
   params?: unknown[],
 ): Promise<Outcome> {
+  const probe = answerTesterProbe(ctx, s, sql, params);
+  if (probe) return probe;
   if (changesSettings.test(sql)) s.settingsTouched = true;
   const holding = s.holding;
   // A parked transaction can only end. A statement of a READ COMMITTED one that would
@@ -110,9 +119,10 @@ export async function runQuery(
     await enter(ctx, s);
     const seesSessions = readsSessions.test(sql) && s.status !== 'E';
     if (seesSessions) {
-      await ctx.backend.exec("SELECT set_config('sim.sessions', $1, false)", [
-        sessionsJson(ctx, s),
-      ]);
+      await ctx.backend.exec(
+        "SELECT set_config('sim.sessions', $1, false), set_config('sim.standins', $2, false)",
+        [sessionsJson(ctx, s), standInGids(ctx).join(',')],
+      );
     }
     const sent = await runReader(ctx, s, sql, params);
     if (sent === 'stuck') {
@@ -132,8 +142,22 @@ export async function runQuery(
     notePrepared(s, sql);
   }
   await settle(ctx, s, reply, sql, params !== undefined);
+  // A failure of serializable snapshot isolation (not RR's "concurrent update").
+  const ssi = reply.error?.code === '40001' && /read\/write dependencies/.test(reply.error.message);
+  const prepared = ssi ? serializableParked(ctx, s) : undefined;
+  if (prepared) return notExpressible('serializable-parked', whose(prepared));
   if (advisory.calls.some((c) => c.fn === 'unlock' || c.fn === 'unlock_all')) {
     await wakeWaiters(ctx);
   }
   return toReply(reply);
+}
+
+/**
+ * Another session whose SERIALIZABLE transaction is parked, if any: its conflicts count as
+ * committed ones (a prepared transaction can no longer be the one PostgreSQL fails).
+ */
+function serializableParked(ctx: LayerContext, s: SessionRecord): SessionRecord | undefined {
+  return [...ctx.sessions.values()].find(
+    (r) => r !== s && r.holding.kind === 'parked' && r.holding.isolation === 'serializable',
+  );
 }

@@ -9,7 +9,7 @@ import type { LayerContext, SessionRecord } from './context';
 export const changesSettings = /(?:^|;)\s*(?:set|reset|discard)\b|\bset_config\s*\(/im;
 
 /** Settings that belong to the layer's bookkeeping, never saved with a session. */
-const layerSettings = new Set(['sim.sessions', 'sim.signals', 'sim.pid']);
+const layerSettings = new Set(['sim.sessions', 'sim.standins', 'sim.signals', 'sim.pid']);
 
 const prepareStatement = /^\s*PREPARE\s+(\w+)(?:\s*\([^()]*\))?\s+AS\s+([\s\S]*)$/i;
 const executeStatement = /^\s*EXECUTE\s+(\w+)/i;

@@ -49,6 +49,10 @@ export async function openSession(
   const refusal = seatRefusal(ctx.sessions.size, role === 'superuser', ctx.slots);
   if (refusal) return { ok: false, error: refusal };
   const id = ctx.nextId++;
+  const connectionSettings: [string, string][] = [
+    ['application_name', applicationName],
+    ...(role === 'superuser' ? [] : [['role', 'app'] as [string, string]]),
+  ];
   const record: SessionRecord = {
     id,
     pid: 40000 + id, // synthetic, in the range a server's backends usually get
@@ -66,16 +70,15 @@ export async function openSession(
     query: '',
     holding: { kind: 'none' },
     status: 'I',
+    xid: null,
     blockedBy: null,
     settingsTouched: false,
     prepared: new Map(),
     waitByWatchdog: false,
     waitXmin: null,
     timeouts: { idleMs: 0, transactionMs: 0 },
-    settings: [
-      ['application_name', applicationName],
-      ...(role === 'superuser' ? [] : [['role', 'app'] as [string, string]]),
-    ],
+    settings: [...connectionSettings],
+    connectionSettings,
   };
   ctx.sessions.set(id, record);
   return { ok: true, id, pid: record.pid };

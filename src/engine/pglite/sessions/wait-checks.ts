@@ -125,10 +125,17 @@ export async function check(
           : [],
       );
       const target = alias ?? table;
-      // XIDs are digits, so they can stand in the text; `params` are the statement's own.
+      // The statement's own parameters go with its WHERE; one the WHERE does not use (a
+      // value for SET) is named once as text, or PostgreSQL could not tell its type.
+      const unused = (params ?? []).flatMap((_p, i) =>
+        new RegExp(String.raw`\$${i + 1}(?!\d)`).test(where ?? '')
+          ? []
+          : [` AND ($${i + 1}::text IS NULL OR true)`],
+      );
+      // XIDs are digits, so they can stand in the text.
       const [found] = await backend.exec(
         `SELECT ${target}.xmax::text FROM ${table} ${alias ?? ''}
-          WHERE (${where ?? 'true'}) AND ${target}.xmax::text = ANY('{${parkedXids.join(',')}}')
+          WHERE (${where ?? 'true'}) AND ${target}.xmax::text = ANY('{${parkedXids.join(',')}}')${unused.join('')}
           LIMIT 1`,
         params,
       );
@@ -138,18 +145,25 @@ export async function check(
     }
   }
   if (!probe) return { verdict: 'free' };
-  // A NOWAIT probe, sent where it costs this session nothing it holds: in its own
-  // implicit transaction when it has no XID (its open transaction is set aside and
-  // reopened, as READ COMMITTED allows), else inside a savepoint of its transaction.
-  const savepoint = await residentHasXid(ctx, s);
-  if (!savepoint && ctx.resident) await setAside(ctx, ctx.resident);
-  if (savepoint) await backend.exec('SAVEPOINT seat_ledger_probe');
-  else await loadSettings(ctx, s);
+  // A NOWAIT probe: the statement itself with NOWAIT on its locking clauses, sent where
+  // the statement would run. In the session's own open transaction it runs in a
+  // savepoint, rolled back when it would have waited (a lock NOWAIT could not take
+  // gives the transaction no XID); with no transaction open it is the statement itself.
+  // A parked session's probe runs on its own: it only tells whether the statement waits.
+  const own = s.holding.kind === 'resident' || s.holding.kind === 'released';
+  if (own) {
+    await enter(ctx, s);
+    await backend.exec('SAVEPOINT seat_ledger_probe');
+  } else {
+    if (ctx.resident) await setAside(ctx, ctx.resident);
+    await loadSettings(ctx, s);
+  }
   const reply = await runReader(ctx, s, withNowait(sql), params);
   const blocked = reply === 'stuck' || reply.error?.code === '55P03';
-  if (savepoint) {
+  const failed = reply !== 'stuck' && reply.error !== undefined;
+  if (own) {
     await backend.exec(
-      blocked
+      blocked || failed
         ? 'ROLLBACK TO SAVEPOINT seat_ledger_probe; RELEASE SAVEPOINT seat_ledger_probe'
         : 'RELEASE SAVEPOINT seat_ledger_probe',
     );
@@ -158,10 +172,9 @@ export async function check(
     const watchdog = reply === 'stuck';
     return { verdict: 'waits', holder: probe.holder, event: 'transactionid', watchdog };
   }
-  // Outside a transaction the probe was the statement itself; inside one it ran in a
-  // savepoint of the session's own transaction. Either way its answer stands.
-  const sessionIdle = s.holding.kind === 'none';
-  if (savepoint || sessionIdle) return { verdict: 'done', reply };
-  // The probe ran apart from the session's open transaction: run it there for real.
+  // Failed otherwise inside the transaction: sent for real, it fails and aborts it there,
+  // as on a server.
+  if (own && failed) return { verdict: 'free' };
+  if (own || s.holding.kind === 'none') return { verdict: 'done', reply };
   return { verdict: 'free' };
 }

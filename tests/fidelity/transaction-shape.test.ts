@@ -1,0 +1,151 @@
+// A transaction that holds nothing is closed in PGlite's backend while other sessions run,
+// and opened again at its next statement: it must come back as the same transaction, as
+// on a server. And what a session sets for itself shows where a server shows it.
+import { describe, expect, it } from 'vitest';
+import type { Engine } from '../../src/engine/types';
+import { answer } from '../support/answer';
+import { bothEngines } from '../support/both-engines';
+
+/** Two SERIALIZABLE transactions opened before either has run a query. */
+async function isolationKept(engine: Engine): Promise<unknown[]> {
+  const [a, b] = [await engine.openSession(), await engine.openSession()];
+  const answers = [
+    await answer(a, 'BEGIN ISOLATION LEVEL SERIALIZABLE'),
+    await answer(b, 'BEGIN ISOLATION LEVEL SERIALIZABLE'),
+    await answer(a, 'SHOW transaction_isolation'),
+    await answer(b, 'SHOW transaction_isolation'),
+    await answer(a, 'COMMIT'),
+    await answer(b, 'COMMIT'),
+  ];
+  await a.close();
+  await b.close();
+  return answers;
+}
+
+/**
+ * Two SERIALIZABLE transactions each read what the other writes (write skew), each in one
+ * query string: the second one's read sees the first one still open.
+ */
+async function writeSkew(engine: Engine): Promise<unknown[]> {
+  const [setup, a, b] = [
+    await engine.openSession(),
+    await engine.openSession(),
+    await engine.openSession(),
+  ];
+  await setup.query(
+    'DROP TABLE IF EXISTS doctors; CREATE TABLE doctors (name text PRIMARY KEY, on_call bool); ' +
+      "INSERT INTO doctors VALUES ('alice', true), ('bob', true)",
+  );
+  const claim = (name: string) =>
+    "SELECT count(*) FROM doctors WHERE on_call; UPDATE doctors SET on_call = false WHERE name = '" +
+    name +
+    "'";
+  const answers = [
+    await answer(a, 'BEGIN ISOLATION LEVEL SERIALIZABLE'),
+    await answer(b, 'BEGIN ISOLATION LEVEL SERIALIZABLE'),
+    await answer(a, claim('alice')),
+    await answer(b, claim('bob')),
+    await answer(a, 'COMMIT'),
+    await answer(b, 'COMMIT'),
+  ];
+  for (const s of [setup, a, b]) await s.close();
+  return answers;
+}
+
+/** A savepoint made before another session ran is still there afterwards. */
+async function savepointAcrossSessions(engine: Engine): Promise<unknown[]> {
+  const [a, b] = [await engine.openSession(), await engine.openSession()];
+  const answers = [
+    await answer(a, 'BEGIN; SAVEPOINT f; SET LOCAL statement_timeout = 1234'),
+    await answer(b, 'SELECT 1'),
+    await answer(a, 'SHOW statement_timeout'),
+    await answer(a, 'ROLLBACK TO SAVEPOINT f'),
+    await answer(a, 'SHOW statement_timeout'),
+    await answer(a, 'SHOW transaction_isolation'),
+    await answer(a, 'COMMIT'),
+  ];
+  await a.close();
+  await b.close();
+  return answers;
+}
+
+/** A read-only transaction set aside and taken up again is still read-only. */
+async function readOnlyAcrossSessions(engine: Engine): Promise<unknown[]> {
+  const [a, b] = [await engine.openSession(), await engine.openSession()];
+  await b.query('DROP TABLE IF EXISTS notes; CREATE TABLE notes (t text)');
+  const answers = [
+    await answer(a, 'BEGIN READ ONLY'),
+    await answer(b, 'SELECT 1'),
+    await answer(a, "INSERT INTO notes VALUES ('x')"),
+    await answer(a, 'ROLLBACK'),
+  ];
+  await a.close();
+  await b.close();
+  return answers;
+}
+
+/** `SET application_name` shows in pg_stat_activity, for the session and for others. */
+async function applicationName(engine: Engine): Promise<unknown[]> {
+  const [a, b] = [
+    await engine.openSession({ applicationName: 'job-runner' }),
+    await engine.openSession({ applicationName: 'watcher' }),
+  ];
+  const seen = `SELECT application_name FROM pg_stat_activity WHERE pid = ${a.pid}`;
+  const answers = [
+    await answer(b, seen),
+    await answer(a, "SET application_name = 'worker-07'"),
+    await answer(b, seen),
+    await answer(a, "BEGIN; SET application_name = 'worker-08'; ROLLBACK"),
+    await answer(b, seen),
+    await answer(a, 'RESET application_name'),
+    await answer(b, seen),
+  ];
+  await a.close();
+  await b.close();
+  return answers;
+}
+
+describe('a transaction set aside on PGlite comes back as it was, as on PostgreSQL 18', () => {
+  const engines = bothEngines();
+
+  it('SERIALIZABLE stays SERIALIZABLE when set aside before its first query', async () => {
+    const expected = [[], [], [['serializable']], [['serializable']], [], []];
+    expect(await isolationKept(engines.server.engine)).toEqual(expected);
+    expect(await isolationKept(engines.pglite)).toEqual(expected);
+  });
+
+  it('write skew: 40001 at COMMIT on a server; refused on PGlite, never a wrong success', async () => {
+    const serialization =
+      '40001 could not serialize access due to read/write dependencies among transactions';
+    expect(await writeSkew(engines.server.engine)).toEqual([[], [], [], [], [], serialization]);
+    const onPglite = await writeSkew(engines.pglite);
+    expect(onPglite.slice(0, 3)).toEqual([[], [], []]);
+    expect(onPglite[3]).toMatch(/^not expressible \(serializable-parked\): PostgreSQL failed this/);
+  });
+
+  it('a savepoint and SET LOCAL survive another session running', async () => {
+    const expected = [[], [['1']], [['1234ms']], [], [['0']], [['read committed']], []];
+    expect(await savepointAcrossSessions(engines.server.engine)).toEqual(expected);
+    expect(await savepointAcrossSessions(engines.pglite)).toEqual(expected);
+  });
+
+  it('READ ONLY stays READ ONLY', async () => {
+    const expected = [[], [['1']], '25006 cannot execute INSERT in a read-only transaction', []];
+    expect(await readOnlyAcrossSessions(engines.server.engine)).toEqual(expected);
+    expect(await readOnlyAcrossSessions(engines.pglite)).toEqual(expected);
+  });
+
+  it('SET application_name shows in pg_stat_activity, and a rolled-back SET does not', async () => {
+    const expected = [
+      [['job-runner']],
+      [],
+      [['worker-07']],
+      [],
+      [['worker-07']],
+      [],
+      [['job-runner']],
+    ];
+    expect(await applicationName(engines.server.engine)).toEqual(expected);
+    expect(await applicationName(engines.pglite)).toEqual(expected);
+  });
+});

@@ -1,0 +1,17 @@
+// A statement's outcome as one comparable value, for tests that run the same sequence on
+// both engines and compare.
+import { NotExpressibleError, PgError, type Session } from '../../src/engine/types';
+
+/**
+ * The rows of the statement's last result, or its error as `SQLSTATE message`, or the
+ * engine's refusal as `not expressible (kind): words`.
+ */
+export async function answer(s: Session, sql: string): Promise<unknown> {
+  try {
+    return (await s.query(sql)).results.at(-1)?.rows ?? [];
+  } catch (e) {
+    if (e instanceof PgError) return `${e.code} ${e.message}`;
+    if (e instanceof NotExpressibleError) return `not expressible (${e.kind}): ${e.message}`;
+    throw e;
+  }
+}
