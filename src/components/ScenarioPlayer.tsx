@@ -1,4 +1,5 @@
 import {
+  type ReactNode,
   useCallback,
   useEffect,
   useId,
@@ -440,6 +441,7 @@ function PlayerBody({
   );
 
   const status = describeBusy(busy, now, run, upcoming, scenario);
+  const playing = autoplay || busy?.kind === 'delay';
 
   return (
     <div className="player" onKeyDown={onKeyDown}>
@@ -463,40 +465,32 @@ function PlayerBody({
         aria-label="Steps"
         aria-controls={`${ids}-steps`}
       >
-        <button
-          type="button"
+        <ActionButton
           onClick={back}
           disabled={run.position === 0 || busy?.kind === 'replay'}
-          aria-keyshortcuts="ArrowLeft b"
+          keys="ArrowLeft b"
         >
           Back
-        </button>
-        <button
-          type="button"
-          className="button-primary"
+        </ActionButton>
+        <ActionButton
+          primary
           onClick={() => void next()}
           disabled={busy !== null || run.done || !!failure}
-          aria-keyshortcuts="ArrowRight n"
+          keys="ArrowRight n"
         >
           Next
-        </button>
-        {autoplay || busy?.kind === 'delay' ? (
-          <button type="button" onClick={stop} aria-keyshortcuts="p">
-            Stop
-          </button>
-        ) : (
-          <button
-            type="button"
-            onClick={() => setAutoplay(true)}
-            disabled={run.done || !!failure}
-            aria-keyshortcuts="p"
-          >
-            Play
-          </button>
-        )}
-        <button type="button" onClick={restart} aria-keyshortcuts="r">
+        </ActionButton>
+        {/* One button for Play and Stop, so focus stays on it when it turns. */}
+        <ActionButton
+          onClick={playing ? stop : () => setAutoplay(true)}
+          disabled={!playing && (run.done || !!failure)}
+          keys="p"
+        >
+          {playing ? 'Stop' : 'Play'}
+        </ActionButton>
+        <ActionButton onClick={restart} keys="r">
           Restart
-        </button>
+        </ActionButton>
         <span className="player-progress">
           Step {run.position} of {run.steps.length}
         </span>
@@ -588,13 +582,9 @@ function PlayerBody({
           Copy link to this step
         </button>
         {!run.recorded && !handedOff ? (
-          <button
-            type="button"
-            onClick={handOff}
-            disabled={busy !== null || run.steps.length === 0}
-          >
+          <ActionButton onClick={handOff} disabled={busy !== null || run.steps.length === 0}>
             Try it yourself in the console
-          </button>
+          </ActionButton>
         ) : null}
         <span role="status">{copied}</span>
       </div>
@@ -613,6 +603,38 @@ function PlayerBody({
         <p className="demo-error">This choice has no recording yet.</p>
       ) : null}
     </div>
+  );
+}
+
+/**
+ * A button that says it is unavailable (aria-disabled) instead of being disabled, so it
+ * keeps the keyboard focus while a step runs.
+ */
+function ActionButton({
+  onClick,
+  disabled = false,
+  primary = false,
+  keys,
+  children,
+}: {
+  onClick: () => void;
+  disabled?: boolean;
+  primary?: boolean;
+  keys?: string;
+  children: ReactNode;
+}) {
+  return (
+    <button
+      type="button"
+      className={primary ? 'button-primary' : undefined}
+      aria-disabled={disabled || undefined}
+      aria-keyshortcuts={keys}
+      onClick={() => {
+        if (!disabled) onClick();
+      }}
+    >
+      {children}
+    </button>
   );
 }
 
@@ -840,7 +862,7 @@ function Seats({
           role: 'other',
           superuser: info.role === 'postgres',
           state: info.state,
-          xid: info.parkedXid,
+          xid: info.xid,
           xactAgeMs: info.xactStart ? 0 : null,
           waiting: info.waitEventType ? `${info.waitEventType}/${info.waitEvent ?? ''}` : null,
           blockedByPid: info.blockedByPid,

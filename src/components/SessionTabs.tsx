@@ -24,8 +24,8 @@ export function tabIds(idBase: string, key: number): { tab: string; panel: strin
 export function describeSession(info: SessionInfo | undefined): string {
   if (!info) return 'connecting…';
   const parts: string[] = [info.state];
-  if (info.parkedXid) {
-    parts.push(`XID ${info.parkedXid}${info.emulated ? ' (emulated: snapshot held)' : ''}`);
+  if (info.xid) {
+    parts.push(`XID ${info.xid}${info.emulated ? ' (emulated: snapshot held)' : ''}`);
   }
   if (info.waitEventType) {
     const what = info.waitEvent ? `${info.waitEventType}/${info.waitEvent}` : info.waitEventType;
