@@ -23,7 +23,7 @@ import {
 } from '../engine/types';
 import { DemoShell, describeProgress, type DemoContext } from './DemoShell';
 import { runScript } from './run-script';
-import { sqlHighlightStyle } from './sql-highlight';
+import { editorTheme, sqlHighlightStyle } from './sql-highlight';
 import { summarise, summariseError } from './console-text';
 import { ErrorView, NoticeList, ResultList } from './Output';
 import { emptyHistory, remember, step, type StatementHistory } from './statement-history';
@@ -510,6 +510,7 @@ function SessionPanel({
           indentOnInput(),
           bracketMatching(),
           syntaxHighlighting(sqlHighlightStyle),
+          editorTheme,
           sql({ dialect: PostgreSQL }),
           EditorView.lineWrapping,
           EditorView.contentAttributes.of({ 'aria-label': 'SQL', 'aria-describedby': hintId }),

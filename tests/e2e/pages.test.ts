@@ -64,25 +64,31 @@ describe('the built site', () => {
     expect(builtPages()).toEqual(expect.arrayContaining(['', 'lab/', 'demos/', 'embed/console/']));
   });
 
-  it('has no axe violations on any page, nor on the console showing results', async () => {
-    const page = await site.newPage();
-    const violations: string[] = [];
-    for (const path of builtPages()) {
-      await page.goto(`${site.url}${path}`, { waitUntil: 'load' });
-      const { violations: found } = await new AxeBuilder({ page }).analyze();
-      violations.push(...found.map((v) => `/${path}: ${v.id} (${v.nodes.length}) ${v.help}`));
-    }
-    await page.goto(`${site.url}lab/`);
-    await waitForEngine(page);
-    await runSql(
-      page,
-      'CREATE TABLE a (id int); INSERT INTO a VALUES (1), (NULL); SELECT * FROM a; VACUUM (VERBOSE) a; SELEC',
-    );
-    const { violations: withOutput } = await new AxeBuilder({ page }).analyze();
-    violations.push(...withOutput.map((v) => `/lab/ with output: ${v.id} ${v.help}`));
-    expect(violations).toEqual([]);
-    await page.close();
-  });
+  it.each(['light', 'dark'] as const)(
+    'has no axe violations on any page, nor on the console showing results, in %s mode',
+    async (colorScheme) => {
+      const page = await site.newPage();
+      await page.emulateMedia({ colorScheme });
+      const violations: string[] = [];
+      for (const path of builtPages()) {
+        await page.goto(`${site.url}${path}`, { waitUntil: 'load' });
+        const theme = await page.evaluate(() => document.documentElement.dataset.theme);
+        if (theme !== colorScheme) violations.push(`/${path}: drawn in the ${theme} theme`);
+        const { violations: found } = await new AxeBuilder({ page }).analyze();
+        violations.push(...found.map((v) => `/${path}: ${v.id} (${v.nodes.length}) ${v.help}`));
+      }
+      await page.goto(`${site.url}lab/`);
+      await waitForEngine(page);
+      await runSql(
+        page,
+        'CREATE TABLE a (id int); INSERT INTO a VALUES (1), (NULL); SELECT * FROM a; VACUUM (VERBOSE) a; SELEC',
+      );
+      const { violations: withOutput } = await new AxeBuilder({ page }).analyze();
+      violations.push(...withOutput.map((v) => `/lab/ with output: ${v.id} ${v.help}`));
+      expect(violations).toEqual([]);
+      await page.close();
+    },
+  );
 
   it('fits a 360 px wide phone without sideways scrolling', async () => {
     const page = await site.newPage({ width: 360, height: 740 });
