@@ -32,14 +32,14 @@ export const embedParameters: readonly DemoParameter[] = [
   {
     name: 'theme',
     values: themeChoices.join(' | '),
-    description: 'colours: auto follows the reader’s system setting (the default)',
+    description: 'colours; auto follows the reader’s system',
   },
   {
     name: 'load',
     values: 'click',
-    description: 'start PostgreSQL only when the reader presses a button, not when in view',
+    description: 'start PostgreSQL on a button press, not in view',
   },
-  { name: 'present', values: '1 | 0', description: 'presentation mode: larger, plainer, starker' },
+  { name: 'present', values: '1 | 0', description: 'presentation mode: larger, starker' },
 ];
 
 const yes = ['1', 'true', ''];
