@@ -90,6 +90,24 @@ describe('the built site', () => {
     },
   );
 
+  it('remembers the theme a reader picks in the header, and auto follows the system', async () => {
+    const page = await site.newPage();
+    await page.emulateMedia({ colorScheme: 'light' });
+    const theme = () => page.evaluate(() => document.documentElement.dataset.theme);
+    await page.goto(`${site.url}chapters/`);
+    const choice = page.getByRole('combobox', { name: 'Theme' });
+    await choice.selectOption('dark');
+    await expect.poll(theme).toBe('dark');
+    await page.goto(`${site.url}lab/`);
+    await expect.poll(theme).toBe('dark');
+    await expect.poll(() => choice.inputValue()).toBe('dark');
+    await choice.selectOption('auto');
+    await expect.poll(theme).toBe('light');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await expect.poll(theme).toBe('dark');
+    await page.close();
+  });
+
   it('fits a 360 px wide phone without sideways scrolling', async () => {
     const page = await site.newPage({ width: 360, height: 740 });
     for (const path of ['', 'lab/', 'embed/console/']) {
