@@ -97,7 +97,8 @@ export function ConsoleBody({
     })),
   );
   const nextKeyRef = useRef(Math.max(1, adopted.length));
-  const nextNumberRef = useRef(adopted.length + 1);
+  // The next "session N": the first tab ("you", or each adopted session) counts as one.
+  const nextNumberRef = useRef(Math.max(2, adopted.length + 1));
   const [tabs, setTabs] = useState<SessionTab[]>(() =>
     adopted.length
       ? adopted.map((a) => a.tab)
