@@ -2,10 +2,24 @@
 import { defineConfig } from 'astro/config';
 import mdx from '@astrojs/mdx';
 import react from '@astrojs/react';
+import { existsSync, statSync } from 'node:fs';
 
 // Both the page build and the engine's worker build name assets the same way, so the
 // PGlite WASM (about 9 MB) gets one file name and is emitted once, not inlined twice.
 const assetFileNames = '_astro/[name].[hash][extname]';
+
+// What the browser engine downloads before it starts: PGlite's WASM and file bundle and
+// the prepared data directory (`npm run build` makes it first). The worker script adds
+// about half a megabyte more. Shown on the start button of a demo embedded with `load=click`.
+const engineFiles = [
+  './node_modules/@electric-sql/pglite/dist/pglite.wasm',
+  './node_modules/@electric-sql/pglite/dist/pglite.data',
+  './public/engine/pgdata.tar.gz',
+].map((file) => new URL(file, import.meta.url));
+// 0 (a button without a size) rather than a wrong size when a file is missing.
+const engineBytes = engineFiles.every((file) => existsSync(file))
+  ? engineFiles.reduce((sum, file) => sum + statSync(file).size, 0)
+  : 0;
 
 export default defineConfig({
   output: 'static',
@@ -17,6 +31,7 @@ export default defineConfig({
   markdown: { syntaxHighlight: false },
   devToolbar: { enabled: false },
   vite: {
+    define: { __ENGINE_BYTES__: JSON.stringify(engineBytes) },
     optimizeDeps: { exclude: ['@electric-sql/pglite'] },
     worker: {
       format: 'es',

@@ -5,3 +5,6 @@ declare module '*.astro' {
   const Component: (props: Record<string, unknown>) => unknown;
   export default Component;
 }
+
+/** Bytes the browser engine downloads before it starts (astro.config.mjs measures them). */
+declare const __ENGINE_BYTES__: number | undefined;

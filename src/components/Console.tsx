@@ -23,7 +23,7 @@ import {
 } from '../engine/types';
 import { DemoShell, describeProgress, type DemoContext } from './DemoShell';
 import { runScript } from './run-script';
-import { sqlHighlightStyle } from './sql-highlight';
+import { editorTheme, sqlHighlightStyle } from './sql-highlight';
 import { summarise, summariseError } from './console-text';
 import { ErrorView, NoticeList, ResultList } from './Output';
 import { emptyHistory, remember, step, type StatementHistory } from './statement-history';
@@ -97,7 +97,8 @@ export function ConsoleBody({
     })),
   );
   const nextKeyRef = useRef(Math.max(1, adopted.length));
-  const nextNumberRef = useRef(adopted.length + 1);
+  // The next "session N": the first tab ("you", or each adopted session) counts as one.
+  const nextNumberRef = useRef(Math.max(2, adopted.length + 1));
   const [tabs, setTabs] = useState<SessionTab[]>(() =>
     adopted.length
       ? adopted.map((a) => a.tab)
@@ -510,6 +511,7 @@ function SessionPanel({
           indentOnInput(),
           bracketMatching(),
           syntaxHighlighting(sqlHighlightStyle),
+          editorTheme,
           sql({ dialect: PostgreSQL }),
           EditorView.lineWrapping,
           EditorView.contentAttributes.of({ 'aria-label': 'SQL', 'aria-describedby': hintId }),

@@ -1,5 +1,15 @@
-import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import {
+  useCallback,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  useSyncExternalStore,
+  type ReactNode,
+} from 'react';
 import { getPageEngine, type PageEngine, type StartProgress } from '../engine/page';
+import { AddressProblems } from './AddressProblems';
+import { describeEmbedProblem, readEmbedParams } from './embed-params';
 
 /** The engine's state as a demo shows it; mirrored in the root's `data-engine`. */
 export type EngineState = 'idle' | 'loading' | 'ready' | 'error';
@@ -27,6 +37,12 @@ export interface ResizeMessage {
   height: number;
 }
 
+/** The message an embedded demo sends its parent page once it can be used. */
+export interface ReadyMessage {
+  type: 'seat-ledger:ready';
+  demo: string;
+}
+
 interface DemoShellProps {
   /** The demo's stable id, e.g. `console`: it is also its `/embed/<id>/` URL. */
   demo: string;
@@ -39,9 +55,22 @@ interface DemoShellProps {
 const START_MARGIN = '200px';
 
 /**
- * The root of every demo: starts the page's engine only when the demo nears the viewport,
- * holds the demo's place with a same-size placeholder that shows progress meanwhile, offers
- * Retry when the start fails, and in an embed reports its height to the parent page.
+ * What the engine downloads before it is ready (PGlite's WASM and file bundle and the data
+ * directory), measured from the files by astro.config.mjs; 0 when unknown.
+ */
+const ENGINE_BYTES = typeof __ENGINE_BYTES__ === 'number' ? __ENGINE_BYTES__ : 0;
+
+/** The page's address: nothing on the server, so the first render matches its HTML. */
+const subscribeToNothing = () => () => {};
+const clientSearch = () => location.search;
+const serverSearch = () => null;
+
+/**
+ * The root of every demo: starts the page's engine only when the demo nears the viewport
+ * (or, with `load=click`, when the reader presses Start), holds the demo's place with a
+ * same-size placeholder that shows progress meanwhile, offers Retry when the start fails,
+ * applies presentation mode (`present=1`), names the shared URL parameters it could not
+ * use, and in an embed tells the parent page its height and when it is ready.
  */
 export function DemoShell({ demo, embed = false, children }: DemoShellProps) {
   const rootRef = useRef<HTMLDivElement>(null);
@@ -50,14 +79,30 @@ export function DemoShell({ demo, embed = false, children }: DemoShellProps) {
   const [started, setStarted] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
   const [rootData, setRootData] = useState<Record<string, string>>({});
+  // After the reader presses Start, focus moves to the progress it starts.
+  const [startedByClick, setStartedByClick] = useState(false);
+  const search = useSyncExternalStore(subscribeToNothing, clientSearch, serverSearch);
+  const params = useMemo(() => (search === null ? null : readEmbedParams(search)), [search]);
+
+  // In an embed, the parent page hears once that the demo can be used: its engine has
+  // started and the demo has opened its first session.
+  const engine = useMemo(
+    () =>
+      noticingFirstSession(getPageEngine(), () => {
+        if (!embed || window.parent === window) return;
+        const message: ReadyMessage = { type: 'seat-ledger:ready', demo };
+        window.parent.postMessage(message, '*');
+      }),
+    [demo, embed],
+  );
 
   const run = useCallback(async (how: 'start' | 'restart') => {
     setState('loading');
     setFailure(null);
     setProgress(null);
     try {
-      const engine = getPageEngine();
-      await (how === 'start' ? engine.start(setProgress) : engine.restart(setProgress));
+      const page = getPageEngine();
+      await (how === 'start' ? page.start(setProgress) : page.restart(setProgress));
       setStarted(true);
       setState('ready');
     } catch (error) {
@@ -70,9 +115,10 @@ export function DemoShell({ demo, embed = false, children }: DemoShellProps) {
 
   // Start the engine once the root comes within START_MARGIN of the viewport. The island
   // wrapper (<astro-island>) is `display: contents` and has no box, so observe our own root.
+  // With `load=click` the reader starts it (see the placeholder).
   useEffect(() => {
     const root = rootRef.current;
-    if (!root) return;
+    if (!root || !params || params.startOnClick) return;
     if (typeof IntersectionObserver === 'undefined') {
       const timer = setTimeout(() => void run('start'), 0);
       return () => clearTimeout(timer);
@@ -89,7 +135,7 @@ export function DemoShell({ demo, embed = false, children }: DemoShellProps) {
     );
     observer.observe(root);
     return () => observer.disconnect();
-  }, [run]);
+  }, [run, params]);
 
   useEffect(() => {
     const root = rootRef.current;
@@ -114,16 +160,18 @@ export function DemoShell({ demo, embed = false, children }: DemoShellProps) {
   const restart = useCallback(() => run('restart'), [run]);
 
   const showBody = state === 'ready' || (state === 'loading' && started);
+  const waitsForClick = state === 'idle' && params?.startOnClick === true;
   return (
     <div
       ref={rootRef}
-      className="demo"
+      className={params?.present ? 'demo demo-present' : 'demo'}
       {...dataAttributes(rootData)}
       data-demo={demo}
       data-engine={state}
     >
+      <AddressProblems problems={params?.problems.map(describeEmbedProblem) ?? []} />
       {showBody ? (
-        children({ engine: getPageEngine(), state, progress, restart, setRootData })
+        children({ engine, state, progress, restart, setRootData })
       ) : state === 'error' ? (
         <div className="demo-placeholder demo-error" role="alert">
           <p>
@@ -136,9 +184,30 @@ export function DemoShell({ demo, embed = false, children }: DemoShellProps) {
             </button>
           </p>
         </div>
+      ) : waitsForClick ? (
+        <div className="demo-placeholder">
+          <p>This demo runs PostgreSQL 18 in your browser. It starts when you ask.</p>
+          <p>
+            <button
+              type="button"
+              className="button-primary"
+              onClick={() => {
+                setStartedByClick(true);
+                void run('start');
+              }}
+            >
+              {startLabel(ENGINE_BYTES)}
+            </button>
+          </p>
+        </div>
       ) : (
         <div className="demo-placeholder">
-          <p role="status" aria-live="polite">
+          <p
+            role="status"
+            aria-live="polite"
+            ref={startedByClick ? focusOnMount : undefined}
+            tabIndex={startedByClick ? -1 : undefined}
+          >
             {state === 'idle'
               ? 'PostgreSQL 18 starts in your browser when this demo comes into view.'
               : describeProgress(progress)}
@@ -178,6 +247,40 @@ export function describeProgress(progress: StartProgress | null): string {
 export function formatDownload(loadedBytes: number, totalBytes: number): string {
   const mb = (bytes: number) => (bytes / 1_000_000).toFixed(1);
   return `${mb(loadedBytes)} of ${mb(totalBytes)} MB`;
+}
+
+function focusOnMount(element: HTMLElement | null): void {
+  element?.focus();
+}
+
+/** The start button's words, with the download's size when it is known. */
+export function startLabel(engineBytes: number): string {
+  if (engineBytes <= 0) return 'Start PostgreSQL';
+  return `Start PostgreSQL (about ${Math.round(engineBytes / 1_000_000)} MB)`;
+}
+
+/**
+ * `engine` as a demo sees it: calls `onFirstSession` once, when the first of its sessions
+ * has opened, and passes everything straight through.
+ */
+function noticingFirstSession(engine: PageEngine, onFirstSession: () => void): PageEngine {
+  let told = false;
+  return {
+    kind: engine.kind,
+    start: (onProgress) => engine.start(onProgress),
+    restart: (onProgress) => engine.restart(onProgress),
+    openSession: async (options) => {
+      const session = await engine.openSession(options);
+      if (!told) {
+        told = true;
+        onFirstSession();
+      }
+      return session;
+    },
+    listSessions: () => engine.listSessions(),
+    cancel: (session) => engine.cancel(session),
+    close: () => engine.close(),
+  };
 }
 
 function dataAttributes(data: Record<string, string>): Record<string, string> {

@@ -251,14 +251,13 @@ function PlayerBody({
             : view,
         );
         setBusy(null);
-        if (generation === 1 && embed) post({ type: 'seat-ledger:ready', demo });
       } catch (error) {
         if (generation !== generationRef.current) return;
         setBusy(null);
         if (!(error instanceof Stopped)) setFailure(plainError(error));
       }
     },
-    [demo, embed, engine, recording, report, scenario, sleep],
+    [engine, recording, report, scenario, sleep],
   );
 
   // The first run starts as the demo comes up (and when the engine restarts).

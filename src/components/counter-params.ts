@@ -5,6 +5,7 @@
 import type { Checkpoint } from '../sim/counter-sim';
 import { clampSetting, normaliseSettings, type CounterSettings } from '../sim/settings';
 import type { ScriptEntry } from '../sim/state';
+import { embedParamNames } from './embed-params';
 
 /** The longest moment a link may ask to replay: ten simulated minutes. */
 export const longestMomentMs = 600_000;
@@ -34,7 +35,7 @@ export function readCounterParams(search: string): CounterParams {
   const input: Record<string, string> = {};
   for (const [key, value] of params) {
     if ((urlSettings as readonly string[]).includes(key)) input[key] = value;
-    else if (key !== 'paused' && key !== 'moment')
+    else if (key !== 'paused' && key !== 'moment' && !isEmbedParam(key))
       problems.push(`unknown parameter ${key} ignored`);
   }
   const normalised = normaliseSettings(input);
@@ -52,6 +53,11 @@ export function readCounterParams(search: string): CounterParams {
     moment: null,
     problems: [...problems, ...normalised.problems],
   };
+}
+
+/** Theme, load and present are every demo's, read by embed-params.ts. */
+function isEmbedParam(key: string): boolean {
+  return (embedParamNames as readonly string[]).includes(key);
 }
 
 /** The query string that brings back `checkpoint`. */

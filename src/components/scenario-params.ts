@@ -3,6 +3,7 @@
 // cannot use is named in a sentence and the default stands.
 import { defaultSelection, type Selection } from '../scenario/plan';
 import type { Scenario } from '../scenario/schema';
+import { embedParamNames } from './embed-params';
 
 /** What a scenario URL asks for. */
 export interface ScenarioParams {
@@ -14,8 +15,8 @@ export interface ScenarioParams {
   problems: string[];
 }
 
-/** Parameters every embed takes, read elsewhere (embed-params.ts). */
-const shared = new Set(['theme', 'load', 'present']);
+/** Parameters every embed takes, read by embed-params.ts. */
+const shared = new Set<string>(embedParamNames);
 
 /** Reads `search` for `scenario`; `steps` is how many steps the default selection has. */
 export function readScenarioParams(

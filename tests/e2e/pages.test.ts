@@ -64,23 +64,47 @@ describe('the built site', () => {
     expect(builtPages()).toEqual(expect.arrayContaining(['', 'lab/', 'demos/', 'embed/console/']));
   });
 
-  it('has no axe violations on any page, nor on the console showing results', async () => {
+  it.each(['light', 'dark'] as const)(
+    'has no axe violations on any page, nor on the console showing results, in %s mode',
+    async (colorScheme) => {
+      const page = await site.newPage();
+      await page.emulateMedia({ colorScheme });
+      const violations: string[] = [];
+      for (const path of builtPages()) {
+        await page.goto(`${site.url}${path}`, { waitUntil: 'load' });
+        const theme = await page.evaluate(() => document.documentElement.dataset.theme);
+        if (theme !== colorScheme) violations.push(`/${path}: drawn in the ${theme} theme`);
+        const { violations: found } = await new AxeBuilder({ page }).analyze();
+        violations.push(...found.map((v) => `/${path}: ${v.id} (${v.nodes.length}) ${v.help}`));
+      }
+      await page.goto(`${site.url}lab/`);
+      await waitForEngine(page);
+      await runSql(
+        page,
+        'CREATE TABLE a (id int); INSERT INTO a VALUES (1), (NULL); SELECT * FROM a; VACUUM (VERBOSE) a; SELEC',
+      );
+      const { violations: withOutput } = await new AxeBuilder({ page }).analyze();
+      violations.push(...withOutput.map((v) => `/lab/ with output: ${v.id} ${v.help}`));
+      expect(violations).toEqual([]);
+      await page.close();
+    },
+  );
+
+  it('remembers the theme a reader picks in the header, and auto follows the system', async () => {
     const page = await site.newPage();
-    const violations: string[] = [];
-    for (const path of builtPages()) {
-      await page.goto(`${site.url}${path}`, { waitUntil: 'load' });
-      const { violations: found } = await new AxeBuilder({ page }).analyze();
-      violations.push(...found.map((v) => `/${path}: ${v.id} (${v.nodes.length}) ${v.help}`));
-    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    const theme = () => page.evaluate(() => document.documentElement.dataset.theme);
+    await page.goto(`${site.url}chapters/`);
+    const choice = page.getByRole('combobox', { name: 'Theme' });
+    await choice.selectOption('dark');
+    await expect.poll(theme).toBe('dark');
     await page.goto(`${site.url}lab/`);
-    await waitForEngine(page);
-    await runSql(
-      page,
-      'CREATE TABLE a (id int); INSERT INTO a VALUES (1), (NULL); SELECT * FROM a; VACUUM (VERBOSE) a; SELEC',
-    );
-    const { violations: withOutput } = await new AxeBuilder({ page }).analyze();
-    violations.push(...withOutput.map((v) => `/lab/ with output: ${v.id} ${v.help}`));
-    expect(violations).toEqual([]);
+    await expect.poll(theme).toBe('dark');
+    await expect.poll(() => choice.inputValue()).toBe('dark');
+    await choice.selectOption('auto');
+    await expect.poll(theme).toBe('light');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await expect.poll(theme).toBe('dark');
     await page.close();
   });
 

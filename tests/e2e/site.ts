@@ -33,21 +33,34 @@ export async function startSite() {
  * Embeds `src` in an iframe on `page` and returns the first `seat-ledger:resize` message
  * the embedded demo `demo` posts to it.
  */
-export async function firstResizeMessage(page: Page, src: string, demo: string): Promise<unknown> {
+export function firstResizeMessage(page: Page, src: string, demo: string): Promise<unknown> {
+  return firstMessage(page, src, 'seat-ledger:resize', demo);
+}
+
+/**
+ * Embeds `src` in an iframe on `page` and returns the first message of `type` (e.g.
+ * `seat-ledger:ready`) the embedded demo `demo` posts to it.
+ */
+export async function firstMessage(
+  page: Page,
+  src: string,
+  type: string,
+  demo: string,
+): Promise<unknown> {
   await page.evaluate((url) => {
-    const w = window as unknown as { resizes: unknown[] };
-    w.resizes = [];
-    window.addEventListener('message', (e) => w.resizes.push(e.data));
+    const w = window as unknown as { messages: unknown[] };
+    w.messages ??= [];
+    window.addEventListener('message', (e) => w.messages.push(e.data));
     const frame = document.createElement('iframe');
     frame.src = url;
     frame.title = 'embedded demo';
     frame.style.width = '700px';
     document.body.append(frame);
   }, src);
-  const find = (name: string) =>
-    (window as unknown as { resizes: { type?: string; demo?: string }[] }).resizes.find(
-      (m) => m?.type === 'seat-ledger:resize' && m.demo === name,
+  const find = ([kind, name]: [string, string]) =>
+    (window as unknown as { messages: { type?: string; demo?: string }[] }).messages.find(
+      (m) => m?.type === kind && m.demo === name,
     );
-  await page.waitForFunction(find, demo, { timeout: 120_000 });
-  return page.evaluate(find, demo);
+  await page.waitForFunction(find, [type, demo] as [string, string], { timeout: 120_000 });
+  return page.evaluate(find, [type, demo] as [string, string]);
 }

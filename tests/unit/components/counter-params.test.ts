@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { momentSearch, readCounterParams } from '../../../src/components/counter-params';
+import { embedParamNames } from '../../../src/components/embed-params';
 import type { Checkpoint } from '../../../src/sim/counter-sim';
 import { defaultSettings } from '../../../src/sim/settings';
 
@@ -34,6 +35,11 @@ describe('readCounterParams', () => {
       'shape must be hold or claim-close, not "sideways"; using hold',
       'speed 100 is outside 0.25–8; using 8',
     ]);
+  });
+
+  it('leaves the parameters every embed takes to readEmbedParams', () => {
+    const search = `?${embedParamNames.map((name) => `${name}=x`).join('&')}`;
+    expect(readCounterParams(search).problems).toEqual([]);
   });
 
   it('brings back a moment from its link, with its script checked and clamped', () => {
