@@ -98,7 +98,16 @@ function ResultView({
 }
 
 /** An error as psql prints it, with SQLSTATE; the caret when `query` has the position. */
-export function ErrorView({ query, error }: { query: string; error: PgErrorFields }) {
+export function ErrorView({
+  query,
+  error,
+  label = 'Error',
+}: {
+  query: string;
+  error: PgErrorFields;
+  /** The region's name; unique on the page when several errors show at once. */
+  label?: string;
+}) {
   const pointer = useMemo(
     () => (error.position === undefined ? null : locateErrorPosition(query, error.position)),
     [query, error.position],
@@ -107,17 +116,26 @@ export function ErrorView({ query, error }: { query: string; error: PgErrorField
   if (pointer) lines.push(...formatErrorPointer(pointer));
   lines.push(...messageLines(error.severity, error).slice(1), `SQLSTATE: ${error.code}`);
   return (
-    <div className="console-error" role="region" aria-label="Error">
+    <div className="console-error" role="region" aria-label={label}>
       <pre tabIndex={0}>{lines.join('\n')}</pre>
     </div>
   );
 }
 
 /** Notices (VACUUM VERBOSE's lines, warnings) as psql prints them. */
-export function NoticeList({ notices, marks = none }: { notices: Notice[]; marks?: Marks }) {
+export function NoticeList({
+  notices,
+  marks = none,
+  label = 'Notices',
+}: {
+  notices: Notice[];
+  marks?: Marks;
+  /** The region's name; unique on the page when several lists show at once. */
+  label?: string;
+}) {
   if (notices.length === 0) return null;
   return (
-    <div className="console-notices" role="region" aria-label="Notices">
+    <div className="console-notices" role="region" aria-label={label}>
       <p className="panel-title">Notices</p>
       {notices.map((notice, index) => (
         <pre key={index} className="notice">

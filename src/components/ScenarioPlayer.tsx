@@ -1001,8 +1001,18 @@ function StepBox({
             {formatMs(report.output.elapsedMs)}.
           </p>
           <ResultList results={report.output.results} marks={marks} />
-          {report.output.error ? <ErrorView query={step.sql} error={report.output.error} /> : null}
-          <NoticeList notices={report.output.notices} marks={marks} />
+          {report.output.error ? (
+            <ErrorView
+              query={step.sql}
+              error={report.output.error}
+              label={`Error of step ${step.index + 1}`}
+            />
+          ) : null}
+          <NoticeList
+            notices={report.output.notices}
+            marks={marks}
+            label={`Notices of step ${step.index + 1}`}
+          />
           <Claims claims={report.claims} />
         </>
       )}

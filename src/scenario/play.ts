@@ -175,16 +175,12 @@ export class ScenarioPlay implements Playback {
   }
 
   /**
-   * Runs the teardown and closes the sessions. Cut short (a step still waits, or one was
-   * refused), it closes them first, which ends their transactions and waits as a client's
-   * disconnect does, then tears down from a fresh connection.
+   * Closes the sessions, which ends their transactions and any wait as a client's
+   * disconnect does, then runs the teardown from a connection of its own: a run stopped
+   * half-way may leave transactions open that the teardown would otherwise wait for.
    */
   async close(): Promise<void> {
     try {
-      if (!this.refused && this.run.pending.length === 0) {
-        await this.run.teardown();
-        return;
-      }
       await this.run.disconnect();
       const session = await this.engine.openSession({
         applicationName: `${this.scenario.id}/teardown`,
@@ -195,7 +191,6 @@ export class ScenarioPlay implements Playback {
         await session.close();
       }
     } finally {
-      await this.run.disconnect();
       await this.databaseDdl('DROP');
     }
   }
