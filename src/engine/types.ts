@@ -120,6 +120,11 @@ export const refusalKinds = [
    * fails this one where a server might fail the other, or later.
    */
   'serializable-parked',
+  /**
+   * A statement that waited for a row would, on a server, go on with its old snapshot and
+   * re-read only the rows it locks (EvalPlanQual); run again afresh it might see more.
+   */
+  'recheck',
 ] as const;
 
 /** One reason the engine cannot show something truthfully (see `refusalKinds`). */

@@ -3,6 +3,7 @@ import type { SessionStateName } from '../../session-info';
 import type { PgErrorFields } from '../../types';
 import type { Backend, TransactionStatus } from '../backend';
 import type { LockMode } from '../waits';
+import type { RowWait } from './recheck';
 import type { QueryReply } from './replies';
 import type { Slots } from './slots';
 import type { LayerWatch } from './watchdog';
@@ -111,6 +112,8 @@ export interface Waiter {
    * pinning the horizon as the waiting statement does on a server (emulated).
    */
   standIn?: { gid: string; xid: string };
+  /** For a wait on a row: what the recheck needs when the statement runs again. */
+  rowWait?: RowWait;
 }
 
 /** A `SELECT pg_sleep(n)` in flight, and how to answer its caller when it ends. */

@@ -72,6 +72,11 @@ const refusalWords = {
     'SERIALIZABLE, was set aside with PREPARE TRANSACTION; PostgreSQL counts a prepared ' +
     'transaction as already committed when it checks for conflicts, so a server with both ' +
     'transactions open might have failed the other one, or this one later',
+  recheck: (why: string) =>
+    'this statement waited for a row another transaction changed; a server goes on with ' +
+    'the snapshot the statement took before the wait and re-reads only the rows it locks ' +
+    'or changes, while the in-browser engine runs it again from the start, which shows the ' +
+    `same only when the change cannot reach what the statement reads; here ${why}`,
   'other-database': (database: string) =>
     'PGlite’s one backend is connected to the database postgres for good, so a ' +
     `session in another database (${database}) cannot be shown`,

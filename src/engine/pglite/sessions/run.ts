@@ -9,13 +9,15 @@ import {
   takeSignals,
 } from './activity';
 import { checkAdvisory, noteAdvisory } from './advisory-locks';
+import type { AdvisoryCall } from '../advisory';
 import { finishStatement, get, setState, whose, type LayerContext } from './context';
 import type { SessionRecord } from './context';
 import { inFlightMs, startSleep } from './in-flight';
 import { enter, finishParked, setAside, settle, transactionEnd } from './parking';
+import { recheckPlan, runGuarded, type RowWait } from './recheck';
 import { notExpressible, toReply, type Outcome } from './replies';
 import { changesSettings, notePrepared } from './session-settings';
-import { check, likelyHolder } from './wait-checks';
+import { check, likelyHolder, parkedLocksOn } from './wait-checks';
 import { waitFor, wakeWaiters } from './waiting';
 import { runReader } from './watchdog';
 
@@ -63,6 +65,7 @@ export async function runQuery(
   s: SessionRecord,
   sql: string,
   params?: unknown[],
+  rowWait?: RowWait,
 ): Promise<Outcome> {
   const probe = answerTesterProbe(ctx, s, sql, params);
   if (probe) return probe;
@@ -106,6 +109,24 @@ export async function runQuery(
   if (sleepMs !== null) return startSleep(ctx, s, sql, sleepMs);
   // In a failed transaction every statement but its end fails at once: nothing waits.
   const failed = s.holding.kind === 'failed' || (ctx.resident === s && s.status === 'E');
+  // A statement that waited for a row runs again only as far as that is what a server's
+  // recheck would show (recheck.ts).
+  const plan = rowWait && !failed ? await recheckPlan(ctx, s, sql, params, rowWait) : null;
+  if (plan?.kind === 'refuse') return notExpressible('recheck', plan.why);
+  if (plan?.kind === 'guarded') {
+    if (parked || (await parkedLocksOn(ctx, s, sql))) {
+      return notExpressible('recheck', 'another parked transaction holds locks it meets');
+    }
+    const guarded = await runGuarded(ctx, s, sql, params, plan);
+    if (guarded === null) {
+      return notExpressible('recheck', 'it would lock or change a row that transaction wrote');
+    }
+    if (guarded === 'stuck') {
+      const holder = await likelyHolder(ctx, sql);
+      return waitFor(ctx, s, sql, params, { holder, event: 'transactionid', watchdog: true });
+    }
+    return finish(ctx, s, guarded, sql, params, advisory.calls);
+  }
   const verdict = failed ? ({ verdict: 'free' } as const) : await check(ctx, s, sql, params);
   if (verdict.verdict === 'unknown') {
     return notExpressible('wait-unchecked', whose(verdict.holder));
@@ -137,8 +158,20 @@ export async function runQuery(
       return toReply(reply);
     }
   }
+  return finish(ctx, s, reply, sql, params, advisory.calls);
+}
+
+/** Takes in what `s`'s statement did: its advisory locks, prepared statements, state. */
+async function finish(
+  ctx: LayerContext,
+  s: SessionRecord,
+  reply: BackendReply,
+  sql: string,
+  params: unknown[] | undefined,
+  advisoryCalls: AdvisoryCall[],
+): Promise<Outcome> {
   if (!reply.error) {
-    noteAdvisory(ctx, s, advisory.calls);
+    noteAdvisory(ctx, s, advisoryCalls);
     notePrepared(s, sql);
   }
   await settle(ctx, s, reply, sql, params !== undefined);
@@ -146,7 +179,7 @@ export async function runQuery(
   const ssi = reply.error?.code === '40001' && /read\/write dependencies/.test(reply.error.message);
   const prepared = ssi ? serializableParked(ctx, s) : undefined;
   if (prepared) return notExpressible('serializable-parked', whose(prepared));
-  if (advisory.calls.some((c) => c.fn === 'unlock' || c.fn === 'unlock_all')) {
+  if (advisoryCalls.some((c) => c.fn === 'unlock' || c.fn === 'unlock_all')) {
     await wakeWaiters(ctx);
   }
   return toReply(reply);

@@ -3,6 +3,7 @@ import { splitStatements } from '../../split-statements';
 import type { BackendReply } from '../backend';
 import { conflicts, mentions, statementNeeds, withNowait, type LockMode } from '../waits';
 import type { LayerContext, ParkedLock, SessionRecord } from './context';
+import { quoteIdent, type MatchedRows } from './recheck';
 import { enter, setAside } from './parking';
 import { loadSettings } from './session-settings';
 import { runReader } from './watchdog';
@@ -18,6 +19,8 @@ export type Verdict =
       watchdog?: boolean;
       /** The lock, as a deadlock report names it, when it is not the holder's XID. */
       lock?: string;
+      /** The target rows the holder is changing too (see `RowWait.matched`). */
+      matched?: MatchedRows;
     }
   | { verdict: 'unknown'; holder: SessionRecord };
 
@@ -53,6 +56,65 @@ async function parkedRelationLocks(
   return [...byGid].flatMap(([gid, holder]) =>
     (parkedLocksByGid.get(gid) ?? []).map((lock) => ({ holder, ...lock })),
   );
+}
+
+/**
+ * The rows an UPDATE or DELETE targets (`where` on `table`) that transaction `xid` holds,
+ * by primary key: the rows a server's recheck re-reads at their newest versions. None
+ * when the table has no primary key.
+ */
+async function matchedRows(
+  ctx: LayerContext,
+  table: string,
+  alias: string | null,
+  where: string | null,
+  xid: string,
+  params: unknown[] | undefined,
+): Promise<MatchedRows | undefined> {
+  const [key] = await ctx.backend.exec(
+    `SELECT c.relname, array_to_json(array_agg(a.attname ORDER BY k.n))::text
+       FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
+       CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, n)
+       JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+      WHERE i.indrelid = $1::regclass AND i.indisprimary
+      GROUP BY c.relname`,
+    [table],
+  );
+  const row = key?.rows[0];
+  if (!row) return undefined;
+  const columns = JSON.parse(row[1]!) as string[];
+  const target = alias ?? table;
+  const [found] = await ctx.backend.exec(
+    `SELECT json_build_array(${columns.map((c) => `${target}.${quoteIdent(c)}`).join(', ')})::text
+       FROM ${table} ${alias ?? ''}
+      WHERE (${where ?? 'true'}) AND ${target}.xmax::text = '${xid}'${unusedParams(where, params)}`,
+    params,
+  );
+  return { relation: row[0]!, columns, keys: found!.rows.map(([k]) => k!) };
+}
+
+/**
+ * Mentions of the statement's parameters its WHERE does not use (a value for SET), named
+ * once as text so that PostgreSQL can tell their types when the WHERE runs on its own.
+ */
+function unusedParams(where: string | null, params: unknown[] | undefined): string {
+  return (params ?? [])
+    .flatMap((_p, i) =>
+      new RegExp(String.raw`\$${i + 1}(?!\d)`).test(where ?? '')
+        ? []
+        : [` AND ($${i + 1}::text IS NULL OR true)`],
+    )
+    .join('');
+}
+
+/** Whether another session's parked transaction holds a lock on a relation `sql` names. */
+export async function parkedLocksOn(
+  ctx: LayerContext,
+  s: SessionRecord,
+  sql: string,
+): Promise<boolean> {
+  const locks = await parkedRelationLocks(ctx);
+  return locks.some((l) => l.holder !== s && mentions(sql, l.relname));
 }
 
 /** The parked session holding XID `xid`, if any. */
@@ -125,23 +187,19 @@ export async function check(
           : [],
       );
       const target = alias ?? table;
-      // The statement's own parameters go with its WHERE; one the WHERE does not use (a
-      // value for SET) is named once as text, or PostgreSQL could not tell its type.
-      const unused = (params ?? []).flatMap((_p, i) =>
-        new RegExp(String.raw`\$${i + 1}(?!\d)`).test(where ?? '')
-          ? []
-          : [` AND ($${i + 1}::text IS NULL OR true)`],
-      );
-      // XIDs are digits, so they can stand in the text.
+      // XIDs are digits, so they can stand in the text; `params` are the statement's own.
       const [found] = await backend.exec(
         `SELECT ${target}.xmax::text FROM ${table} ${alias ?? ''}
-          WHERE (${where ?? 'true'}) AND ${target}.xmax::text = ANY('{${parkedXids.join(',')}}')${unused.join('')}
+          WHERE (${where ?? 'true'}) AND ${target}.xmax::text = ANY('{${parkedXids.join(',')}}')${unusedParams(where, params)}
           LIMIT 1`,
         params,
       );
       const xid = found?.rows[0]?.[0];
       const holder = xid ? parkedByXid(ctx, xid) : undefined;
-      if (holder) return { verdict: 'waits', holder, event: 'transactionid' };
+      if (holder) {
+        const matched = await matchedRows(ctx, table, alias, where, xid!, params);
+        return { verdict: 'waits', holder, event: 'transactionid', matched };
+      }
     }
   }
   if (!probe) return { verdict: 'free' };

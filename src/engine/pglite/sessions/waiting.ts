@@ -12,6 +12,7 @@ import {
 } from './context';
 import { wake } from './in-flight';
 import { rollBackSpentStandIns, rollbackPrepared, setAside, takeStandIn } from './parking';
+import type { MatchedRows, RowWait } from './recheck';
 import { cancelled, notExpressible, type Outcome, type QueryReply } from './replies';
 import { runQuery } from './run';
 import { loadSettings } from './session-settings';
@@ -30,6 +31,8 @@ export interface WaitOn {
   lock?: string;
   /** Whether it is still held; by default, while the holder's transaction is parked. */
   held?: () => boolean;
+  /** The target rows the holder is changing too (see `RowWait.matched`). */
+  matched?: MatchedRows;
 }
 
 /** Makes `s` wait for `holder` (any parked transaction when null) to end. */
@@ -54,10 +57,28 @@ export async function waitFor(
   await loadSettings(ctx, s);
   const [read] = await ctx.backend.exec(
     `SELECT pg_snapshot_xmin(pg_current_snapshot())::text,
-            extract(epoch FROM current_setting('deadlock_timeout')::interval) * 1000`,
+            extract(epoch FROM current_setting('deadlock_timeout')::interval) * 1000,
+            pg_current_snapshot()::text`,
   );
-  const [xmin, deadlockMs] = read!.rows[0]!;
+  const [xmin, deadlockMs, snapshot] = read!.rows[0]!;
   s.waitXmin = xmin ?? null;
+  // A wait on a row: when it ends, the statement runs again only if that shows what a
+  // server's recheck would (recheck.ts).
+  const parked = holder?.holding.kind === 'parked' && !holder.holding.emulatedSnapshot;
+  const rowWait: RowWait | undefined =
+    wait.event === 'transactionid'
+      ? {
+          snapshot: snapshot!,
+          holderXid: parked && holder.holding.kind === 'parked' ? holder.holding.xid : null,
+          holderWrote:
+            parked && holder.holding.kind === 'parked'
+              ? (ctx.parkedLocksByGid.get(holder.holding.gid) ?? [])
+                  .filter((l) => l.mode === 'RowExclusiveLock')
+                  .map((l) => l.relname)
+              : [],
+          ...(wait.matched ? { matched: wait.matched } : {}),
+        }
+      : undefined;
   // A READ COMMITTED transaction is set aside: parked when it holds an XID (it still
   // waits: the wait may end in a deadlock or a cancel, see runQuery), else closed. The
   // waiting statement holds its snapshot, which on a server pins the horizon; a parked
@@ -85,6 +106,7 @@ export async function waitFor(
     lock,
     deadlockCheckAt,
     standIn,
+    rowWait,
   });
   const reply = new Promise<QueryReply>((answer) => ctx.waiters.push(waiter(answer)));
   await expire(ctx); // sets the timer for its deadlock check
@@ -138,11 +160,11 @@ export async function failWait(
 /** Retries waiting statements, oldest first, after a parked transaction ended. */
 export async function wakeWaiters(ctx: LayerContext): Promise<void> {
   for (const waiter of [...ctx.waiters]) {
-    const { s, sql, params, answer } = waiter;
+    const { s, sql, params, answer, rowWait } = waiter;
     if (!ctx.sessions.has(s.id) || waiter.held()) continue;
     await removeWaiter(ctx, waiter);
     stopWaiting(s);
-    const outcome = await runQuery(ctx, s, sql, params);
+    const outcome = await runQuery(ctx, s, sql, params, rowWait);
     if ('wait' in outcome) outcome.wait.then(answer);
     else {
       finishStatement(ctx, s);

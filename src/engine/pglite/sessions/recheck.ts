@@ -1,0 +1,215 @@
+// After a wait on a row: may the statement simply run again? On a server a READ COMMITTED
+// statement that waited for a row goes on with the snapshot it took before the wait and
+// re-reads only the rows it locks or changes, at their newest versions (EvalPlanQual in
+// src/backend/executor/execMain.c). Here the statement runs again from the start, with a
+// new snapshot. The two agree when nothing the statement reads changed meanwhile, or when
+// what changed are rows it re-reads at their newest versions on a server too; PostgreSQL
+// is asked which case this is, and a statement that may see otherwise is refused.
+import type { BackendReply } from '../backend';
+import { statementNeeds } from '../waits';
+import { splitStatements } from '../../split-statements';
+import type { LayerContext, SessionRecord } from './context';
+import { enter } from './parking';
+import { runReader } from './watchdog';
+
+/** What a statement that waited on a row needs for the recheck. */
+export interface RowWait {
+  /** The snapshot the waiting statement took (`pg_current_snapshot()` as text). */
+  snapshot: string;
+  /** The XID of the transaction whose row it waited for; null when not known (watchdog). */
+  holderXid: string | null;
+  /** The relations that transaction had changed rows of (RowExclusiveLock). */
+  holderWrote: string[];
+  /**
+   * The rows the statement was to change, as its snapshot saw them, that the holder was
+   * changing too, by primary key: a server's recheck re-reads exactly these at their
+   * newest versions, so the statement may touch them when it runs again.
+   */
+  matched?: MatchedRows;
+}
+
+/** Rows of one relation by primary key: `keys` are json_build_array(columns) as text. */
+export interface MatchedRows {
+  relation: string;
+  columns: string[];
+  keys: string[];
+}
+
+/** How the statement may run again: as it is, guarded, or not at all. */
+export type RecheckPlan =
+  | { kind: 'as-is' }
+  | { kind: 'refuse'; why: string }
+  /** Run it, and refuse if it touched a row the holder wrote (counted in `relations`). */
+  | { kind: 'guarded'; relations: string[]; holderXid: string; matched?: MatchedRows };
+
+/** A relation as the plan names it (`Relation Name`), with how the statement uses it. */
+interface PlanRelation {
+  name: string;
+  /** The target of an UPDATE or DELETE, or a scan under the statement's row locking. */
+  locked: boolean;
+}
+
+type PlanNode = Record<string, unknown> & { Plans?: PlanNode[] };
+
+/** How many relation scans there are in `node` and below it. */
+const scanCount = (node: PlanNode): number =>
+  (typeof node['Relation Name'] === 'string' ? 1 : 0) +
+  (node.Plans ?? []).reduce((n, child) => n + scanCount(child), 0);
+
+/**
+ * The relations an EXPLAIN (FORMAT JSON) plan scans, one entry per scan, each marked
+ * `locked` when the statement locks or changes the rows that scan reads: the scan of an
+ * UPDATE's or DELETE's target, or the one scan under a LockRows (FOR UPDATE/SHARE). A
+ * subquery's scans answer for themselves.
+ */
+function planRelations(
+  node: PlanNode,
+  within: { target: string | null; lockAll: boolean } = { target: null, lockAll: false },
+): PlanRelation[] {
+  const parent = node['Parent Relationship'];
+  let { target, lockAll } =
+    parent === 'SubPlan' || parent === 'InitPlan' ? { target: null, lockAll: false } : within;
+  const name = typeof node['Relation Name'] === 'string' ? node['Relation Name'] : null;
+  if (node['Node Type'] === 'ModifyTable') {
+    target = name;
+  } else if (node['Node Type'] === 'LockRows') {
+    lockAll = scanCount(node) === 1;
+  }
+  const own =
+    name !== null && node['Node Type'] !== 'ModifyTable'
+      ? [{ name, locked: lockAll || name === target }]
+      : [];
+  return [
+    ...own,
+    ...(node.Plans ?? []).flatMap((child) => planRelations(child, { target, lockAll })),
+  ];
+}
+
+/** Decides, once the holder has ended, how `sql` (which waited) may run again. */
+export async function recheckPlan(
+  ctx: LayerContext,
+  s: SessionRecord,
+  sql: string,
+  params: unknown[] | undefined,
+  wait: RowWait,
+): Promise<RecheckPlan> {
+  const { backend } = ctx;
+  // Transactions whose commit the waiting statement's snapshot did not see.
+  const [committed] = await backend.exec(
+    `SELECT x::text FROM generate_series(
+        pg_snapshot_xmin($1::pg_snapshot)::text::bigint,
+        pg_snapshot_xmax(pg_current_snapshot())::text::bigint - 1) x
+      WHERE NOT pg_visible_in_snapshot(x::text::xid8, $1::pg_snapshot)
+        AND pg_xact_status(x::text::xid8) = 'committed'`,
+    [wait.snapshot],
+  );
+  const since = committed!.rows.map(([x]) => x!);
+  if (since.length === 0) return { kind: 'as-is' };
+  if (since.some((x) => x !== wait.holderXid)) {
+    return { kind: 'refuse', why: 'other transactions committed while it waited' };
+  }
+  const holderXid = wait.holderXid!;
+  if (wait.holderWrote.length === 0) return { kind: 'as-is' };
+  const statements = splitStatements(sql);
+  if (statements.length !== 1) {
+    return { kind: 'refuse', why: 'it is several statements' };
+  }
+  await enter(ctx, s);
+  const explained = await backend.run(`EXPLAIN (FORMAT JSON) ${statements[0]!.sql}`, params);
+  if (explained.error) return { kind: 'refuse', why: 'its plan could not be read' };
+  const [explainedPlan] = JSON.parse(explained.results[0]!.rows[0]![0]!) as { Plan: PlanNode }[];
+  const relations = planRelations(explainedPlan!.Plan);
+  const touched = wait.holderWrote.filter((rel) => relations.some((r) => r.name === rel));
+  if (touched.length === 0) return { kind: 'as-is' };
+  // The claim's shape: the statement changes exactly the rows its subquery locks.
+  const claim = statementNeeds(statements[0]!.sql).rows.kind === 'lock-rows';
+  for (const rel of touched) {
+    const uses = relations.filter((r) => r.name === rel);
+    if (!(claim || (uses.length === 1 && uses[0]!.locked))) {
+      return { kind: 'refuse', why: `it reads ${rel} beyond the rows it locks` };
+    }
+  }
+  const [triggers] = await backend.exec(
+    `SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+      WHERE NOT t.tgisinternal AND c.relname = ANY(string_to_array($1, ','))`,
+    [touched.join(',')],
+  );
+  if (triggers!.rows[0]![0] !== '0') {
+    return { kind: 'refuse', why: 'a trigger on the table runs queries of its own' };
+  }
+  return { kind: 'guarded', relations: touched, holderXid, matched: wait.matched };
+}
+
+/**
+ * Rows of `relations` the holder wrote that nothing has locked or changed since, leaving
+ * out the rows the statement was to change anyway (`matched`).
+ */
+async function untouchedRows(
+  ctx: LayerContext,
+  relations: string[],
+  holderXid: string,
+  matched: MatchedRows | undefined,
+): Promise<number> {
+  let total = 0;
+  for (const rel of relations) {
+    const skip = matched?.relation === rel ? matched : undefined;
+    const key = skip ? `json_build_array(${skip.columns.map(quoteIdent).join(', ')})::text` : '';
+    const [found] = await ctx.backend.exec(
+      `SELECT count(*) FROM ${quoteIdent(rel)} WHERE xmin = $1::xid AND xmax = '0'::xid` +
+        (skip ? ` AND ${key} NOT IN (SELECT jsonb_array_elements_text($2::jsonb))` : ''),
+      skip ? [holderXid, JSON.stringify(skip.keys)] : [holderXid],
+    );
+    total += Number(found!.rows[0]![0]);
+  }
+  return total;
+}
+
+export const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/**
+ * Runs `sql` again in `s`'s transaction (in one of its own when `s` has none), inside a
+ * savepoint, and keeps what it did only if it touched no row the holder wrote: such a row
+ * may be one a server's recheck would not have looked at (a row the holder inserted, or
+ * changed so that it now matches). Resolves to null when it did, having undone it.
+ */
+export async function runGuarded(
+  ctx: LayerContext,
+  s: SessionRecord,
+  sql: string,
+  params: unknown[] | undefined,
+  {
+    relations,
+    holderXid,
+    matched,
+  }: { relations: string[]; holderXid: string; matched?: MatchedRows },
+): Promise<BackendReply | 'stuck' | null> {
+  const { backend } = ctx;
+  await enter(ctx, s);
+  const implicit = s.holding.kind === 'none';
+  if (implicit) await backend.exec('BEGIN');
+  await backend.exec('SAVEPOINT seat_ledger_recheck');
+  const before = await untouchedRows(ctx, relations, holderXid, matched);
+  const reply = await runReader(ctx, s, sql, params);
+  const after =
+    reply !== 'stuck' && !reply.error
+      ? await untouchedRows(ctx, relations, holderXid, matched)
+      : before;
+  const kept = reply !== 'stuck' && after === before;
+  await backend.exec(
+    kept && !(reply as BackendReply).error
+      ? 'RELEASE SAVEPOINT seat_ledger_recheck'
+      : 'ROLLBACK TO SAVEPOINT seat_ledger_recheck; RELEASE SAVEPOINT seat_ledger_recheck',
+  );
+  if (implicit) {
+    // An implicit transaction commits, or rolls back on an error, when its statement ends.
+    await backend.exec(kept && !(reply as BackendReply).error ? 'COMMIT' : 'ROLLBACK');
+  }
+  if (reply === 'stuck') return 'stuck';
+  if (!kept) return null;
+  if (reply.error && !implicit) {
+    // Failed in the session's transaction: sent for real, it fails and aborts it, as on a
+    // server (the savepoint kept the transaction usable until now).
+    return runReader(ctx, s, sql, params);
+  }
+  return implicit ? { ...reply, status: 'I' } : reply;
+}
