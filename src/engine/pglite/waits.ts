@@ -67,8 +67,17 @@ export type RowAction =
   | { kind: 'none' }
   /** SELECT … FOR UPDATE/SHARE that may wait (no NOWAIT, no SKIP LOCKED). */
   | { kind: 'lock-rows' }
-  /** A plain UPDATE or DELETE whose target rows can be found with `SELECT … WHERE`. */
-  | { kind: 'modify'; table: string; alias: string | null; where: string | null }
+  /**
+   * A plain UPDATE or DELETE whose target rows can be found with `SELECT … WHERE`;
+   * `sets` names the columns an UPDATE assigns (null for a DELETE).
+   */
+  | {
+      kind: 'modify';
+      table: string;
+      alias: string | null;
+      where: string | null;
+      sets: string[] | null;
+    }
   /** Changes rows in a way the layer cannot check in advance (UPDATE … FROM, MERGE, …). */
   | { kind: 'unchecked' };
 
@@ -133,11 +142,12 @@ export function statementNeeds(sql: string): StatementNeeds {
           rows: nonWaiting.test(m[3]!) ? { kind: 'none' } : { kind: 'lock-rows' },
         };
       }
+      const sets = first === 'UPDATE' ? assignedColumns(text) : null;
       return {
         mode: 'RowExclusiveLock',
         rows:
-          m && plain && !/\bSELECT\b/i.test(m[3] ?? '')
-            ? { kind: 'modify', table: m[1]!, alias: m[2] ?? null, where: m[3] ?? null }
+          m && plain && !/\bSELECT\b/i.test(m[3] ?? '') && (first === 'DELETE' || sets)
+            ? { kind: 'modify', table: m[1]!, alias: m[2] ?? null, where: m[3] ?? null, sets }
             : { kind: 'unchecked' },
       };
     }
@@ -190,6 +200,51 @@ export function statementNeeds(sql: string): StatementNeeds {
     default:
       return { mode: 'AccessShareLock', rows: { kind: 'none' } };
   }
+}
+
+/**
+ * The columns an UPDATE's SET list assigns (`SET a = 1, (b, c) = (2, 3)`), read at the
+ * top level of the text; null when the list cannot be read.
+ */
+export function assignedColumns(update: string): string[] | null {
+  const set = /\bSET\b/i.exec(update);
+  if (!set) return null;
+  const parts: string[] = [];
+  let depth = 0;
+  let current = '';
+  let quote: string | null = null;
+  const rest = update.slice(set.index + 3);
+  for (let i = 0; i < rest.length; i++) {
+    const c = rest[i]!;
+    if (quote) {
+      if (c === quote) quote = null;
+      current += c;
+      continue;
+    }
+    if (c === "'" || c === '"') quote = c;
+    else if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (depth === 0 && /^\s(?:WHERE|RETURNING|FROM)\b/i.test(rest.slice(i))) break;
+    if (depth === 0 && c === ',') {
+      parts.push(current);
+      current = '';
+    } else current += c;
+  }
+  parts.push(current);
+  const columns: string[] = [];
+  for (const part of parts) {
+    const target = /^\s*(\([^()]*\)|"[^"]+"|[A-Za-z_][\w$]*)\s*=/.exec(part)?.[1];
+    if (!target) return null;
+    const names = target.startsWith('(') ? target.slice(1, -1).split(',') : [target];
+    // A quoted name is as written; an unquoted one is folded to lower case.
+    columns.push(
+      ...names.map((n) => {
+        const name = n.trim();
+        return name.startsWith('"') ? name.slice(1, -1) : name.toLowerCase();
+      }),
+    );
+  }
+  return columns;
 }
 
 /** Whether `sql` names relation `relname` as a word (quoted or not). */

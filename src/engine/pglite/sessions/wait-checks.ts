@@ -1,7 +1,14 @@
 // Deciding, before a statement is sent, whether it would wait on a parked transaction.
 import { splitStatements } from '../../split-statements';
 import type { BackendReply } from '../backend';
-import { conflicts, mentions, statementNeeds, withNowait, type LockMode } from '../waits';
+import {
+  conflicts,
+  mentions,
+  statementNeeds,
+  withNowait,
+  type LockMode,
+  type RowAction,
+} from '../waits';
 import type { LayerContext, ParkedLock, SessionRecord } from './context';
 import { quoteIdent, type MatchedRows } from './recheck';
 import { enter, setAside } from './parking';
@@ -94,6 +101,48 @@ async function matchedRows(
 }
 
 /**
+ * Whether an UPDATE's or DELETE's target rows are free of conflicting row locks: a NOWAIT
+ * probe locks them in the mode the statement would (FOR UPDATE to delete a row or change
+ * a key column, FOR NO KEY UPDATE otherwise: heap_update and heap_delete), inside the
+ * session's transaction, and is undone.
+ */
+async function rowsFree(
+  ctx: LayerContext,
+  s: SessionRecord,
+  rows: Extract<RowAction, { kind: 'modify' }>,
+  params: unknown[] | undefined,
+): Promise<boolean> {
+  const { backend } = ctx;
+  const [keys] = await backend.exec(
+    `SELECT coalesce(array_to_json(array_agg(DISTINCT a.attname))::text, '[]')
+       FROM pg_index i JOIN pg_attribute a
+         ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+      WHERE i.indrelid = $1::regclass AND i.indisunique AND i.indpred IS NULL`,
+    [rows.table],
+  );
+  const keyColumns = JSON.parse(keys!.rows[0]![0]!) as string[];
+  const mode =
+    rows.sets === null || rows.sets.some((c) => keyColumns.includes(c))
+      ? 'UPDATE'
+      : 'NO KEY UPDATE';
+  const own = ctx.resident === s;
+  await backend.exec(own ? 'SAVEPOINT seat_ledger_probe' : 'BEGIN');
+  const probe = await backend.run(
+    `SELECT 1 FROM ${rows.table} ${rows.alias ?? ''}
+      WHERE (${rows.where ?? 'true'})${unusedParams(rows.where, params)}
+      FOR ${mode} OF ${rows.alias ?? rows.table.split('.').pop()} NOWAIT`,
+    params,
+  );
+  await backend.exec(
+    own
+      ? 'ROLLBACK TO SAVEPOINT seat_ledger_probe; RELEASE SAVEPOINT seat_ledger_probe'
+      : 'ROLLBACK',
+  );
+  // Any other error is the statement's own, for it to report when it runs.
+  return probe.error?.code !== '55P03';
+}
+
+/**
  * Mentions of the statement's parameters its WHERE does not use (a value for SET), named
  * once as text so that PostgreSQL can tell their types when the WHERE runs on its own.
  */
@@ -155,6 +204,8 @@ export async function check(
   const locks = await parkedRelationLocks(ctx);
   const statements = splitStatements(sql).map((st) => st.sql);
   let probe: { holder: SessionRecord } | null = null;
+  /** UPDATE and DELETE statements whose target rows have been looked at. */
+  const checked = new Set<string>();
   for (const statement of statements) {
     const needs = statementNeeds(statement);
     for (const lock of locks) {
@@ -178,7 +229,10 @@ export async function check(
         continue;
       }
       // UPDATE or DELETE: a target row whose xmax is a parked XID is locked or updated
-      // by that transaction, and the statement would wait for it.
+      // by that transaction. Whether the statement waits for it depends on the two lock
+      // modes; a NOWAIT probe of the same rows in the statement's own mode finds out.
+      if (checked.has(statement)) continue;
+      checked.add(statement);
       const { table, alias, where } = needs.rows;
       await enter(ctx, s);
       const parkedXids = [...ctx.sessions.values()].flatMap((r) =>
@@ -196,10 +250,14 @@ export async function check(
       );
       const xid = found?.rows[0]?.[0];
       const holder = xid ? parkedByXid(ctx, xid) : undefined;
-      if (holder) {
-        const matched = await matchedRows(ctx, table, alias, where, xid!, params);
-        return { verdict: 'waits', holder, event: 'transactionid', matched };
-      }
+      if (!holder) continue;
+      // The probe needs the session's own transaction to run in (a parked one is not
+      // there: for it, any lock its xmax shows counts as a wait). It costs an XID only
+      // when it takes its locks, which is when the statement would not have waited.
+      const probeable = ctx.resident === s || s.holding.kind === 'none';
+      if (probeable && (await rowsFree(ctx, s, needs.rows, params))) continue;
+      const matched = await matchedRows(ctx, table, alias, where, xid!, params);
+      return { verdict: 'waits', holder, event: 'transactionid', matched };
     }
   }
   if (!probe) return { verdict: 'free' };
