@@ -105,6 +105,16 @@ export async function recheckPlan(
   );
   const since = committed!.rows.map(([x]) => x!);
   if (since.length === 0) return { kind: 'as-is' };
+  // REPEATABLE READ and SERIALIZABLE never re-read a row another transaction changed
+  // and committed after their snapshot: a server fails the statement (40001) or lets it
+  // go on by rules of its own. Run again with a new snapshot it would do neither.
+  const isolation =
+    s.holding.kind === 'resident' || s.holding.kind === 'released'
+      ? s.holding.isolation
+      : 'read committed';
+  if (isolation !== 'read committed') {
+    return { kind: 'refuse', why: `it runs in ${isolation.toUpperCase()}` };
+  }
   if (since.some((x) => x !== wait.holderXid)) {
     return { kind: 'refuse', why: 'other transactions committed while it waited' };
   }
