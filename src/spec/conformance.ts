@@ -29,36 +29,26 @@ export interface Verdicts {
   permutations: number;
   matches: number;
   notExpressible: number;
+  /** Permutations whose text differs from every expected output. */
   differs: string[];
+  /**
+   * Permutations the tester had to cancel or give up on (a step that never ended), or
+   * that never ran because the spec ran out of time.
+   */
+  timedOut: string[];
   /** "Not expressible" verdicts by refusal kind (`unknown`: the engine named none). */
   byKind: Partial<Record<RefusalKind | 'unknown', number>>;
-  /**
-   * "Not expressible" verdicts whose kind is not a limit of parking (permutation, then
-   * kind): the ones the session layer should not give.
-   */
-  otherReasons: string[];
 }
 
-/**
- * The refusals that are the limits of parking: a session set aside on PGlite's one
- * backend would have to go on: a parked transaction, or a statement that would wait for an
- * advisory lock part-way through and then continue.
- */
-export const parkingLimits: ReadonlySet<RefusalKind> = new Set<RefusalKind>([
-  'parked-goes-on',
-  'advisory-part-way',
-]);
-
-/** Whether a refusal of this kind is a limit of parking (see `parkingLimits`). */
-export function mustContinue(kind: RefusalKind | undefined): boolean {
-  return kind !== undefined && parkingLimits.has(kind);
-}
+/** The tester's words when a step would not end: it cancels the step, then gives up. */
+const gaveUp = /^isolationtester: canceling step |^step \S+ timed out after /m;
 
 /**
  * Judges `actual` against the expected outputs (PostgreSQL accepts any of them): a
  * permutation matches when its block equals the block of the same permutation in one
  * of them; a block that says `not expressible:` is counted as such, under the kind of
- * the refusal in `refusals` made for the same steps, in order.
+ * the refusal in `refusals` made for the same steps, in order. Expected permutations
+ * that `actual` never reached (the run was stopped) count as timed out.
  */
 export function judge(
   actual: string,
@@ -69,12 +59,12 @@ export function judge(
   const wanted = expected.map(permutationBlocks);
   const unclaimed = [...refusals];
   const verdicts: Verdicts = {
-    permutations: blocks.length,
+    permutations: Math.max(blocks.length, ...wanted.map((w) => w.length)),
     matches: 0,
     notExpressible: 0,
     differs: [],
+    timedOut: [],
     byKind: {},
-    otherReasons: [],
   };
   blocks.forEach((block, i) => {
     const steps = block.steps.replace('starting permutation: ', '');
@@ -83,10 +73,15 @@ export function judge(
       const kind = claimed < 0 ? undefined : unclaimed.splice(claimed, 1)[0]!.kind;
       verdicts.notExpressible++;
       verdicts.byKind[kind ?? 'unknown'] = (verdicts.byKind[kind ?? 'unknown'] ?? 0) + 1;
-      if (!mustContinue(kind)) verdicts.otherReasons.push(`${steps}: ${kind ?? 'unknown'}`);
     } else if (wanted.some((w) => w[i]?.steps === block.steps && w[i]?.text === block.text)) {
       verdicts.matches++;
+    } else if (gaveUp.test(block.text) && !wanted.some((w) => gaveUp.test(w[i]?.text ?? ''))) {
+      verdicts.timedOut.push(steps);
     } else verdicts.differs.push(steps);
   });
+  const longest = wanted.reduce((a, b) => (b.length > a.length ? b : a), []);
+  for (const missing of longest.slice(blocks.length)) {
+    verdicts.timedOut.push(missing.steps.replace('starting permutation: ', ''));
+  }
   return verdicts;
 }

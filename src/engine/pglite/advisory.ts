@@ -33,3 +33,43 @@ export function advisoryCalls(sql: string): AdvisoryCall[] | null {
   }
   return calls;
 }
+
+/** One call of a transaction-level advisory lock function (they end with the transaction). */
+export interface XactAdvisoryCall {
+  fn: 'lock' | 'try';
+  shared: boolean;
+  /** As in `AdvisoryCall`: `5` or `1,2`. */
+  key: string;
+}
+
+const xactCall = /\bpg_(try_)?advisory_xact_lock(_shared)?\s*\(([^()]*)\)/gi;
+
+/**
+ * The transaction-level advisory lock calls in `sql`, in order; null when a key is not a
+ * literal number. The backend keeps these with the transaction, so a parked one still
+ * holds them; the layer reads them from pg_locks.
+ */
+export function xactAdvisoryCalls(sql: string): XactAdvisoryCall[] | null {
+  const calls: XactAdvisoryCall[] = [];
+  for (const [, tryPrefix, shared, args] of sql.matchAll(xactCall)) {
+    const key = literalKey.exec(args!);
+    if (!key) return null;
+    calls.push({
+      fn: tryPrefix ? 'try' : 'lock',
+      shared: Boolean(shared),
+      key: key[2] === undefined ? key[1]! : `${key[1]},${key[2]}`,
+    });
+  }
+  return calls;
+}
+
+/**
+ * The key of an advisory lock as pg_locks shows it (classid, objid, objsubid): one bigint
+ * split in two halves with objsubid 1, or two int4 keys with objsubid 2 (lockfuncs.c).
+ */
+export function advisoryKey(classid: string, objid: string, objsubid: string): string {
+  const hi = BigInt(classid);
+  const lo = BigInt(objid);
+  if (objsubid === '1') return BigInt.asIntN(64, (hi << 32n) | lo).toString();
+  return `${BigInt.asIntN(32, hi)},${BigInt.asIntN(32, lo)}`;
+}

@@ -83,11 +83,14 @@ export type RowAction =
 
 /** The table lock a statement takes and what it does to rows. */
 export interface StatementNeeds {
-  mode: LockMode;
+  /** The table lock it takes; null when it only tries for its locks (SKIP_LOCKED). */
+  mode: LockMode | null;
   rows: RowAction;
 }
 
 const lockClause = /\bFOR\s+(?:NO\s+KEY\s+UPDATE|UPDATE|KEY\s+SHARE|SHARE)\b/i;
+/** VACUUM's or ANALYZE's SKIP_LOCKED option, unless turned off. */
+const skipLocked = /\bSKIP_LOCKED\b(?!\s+(?:false|off|0)\b)/i;
 const nonWaiting = /\b(?:NOWAIT|SKIP\s+LOCKED)\b/i;
 const identifier = String.raw`(?:"[^"]+"|[A-Za-z_][\w$]*)(?:\.(?:"[^"]+"|[A-Za-z_][\w$]*))?`;
 const simpleUpdate = new RegExp(
@@ -161,11 +164,15 @@ export function statementNeeds(sql: string): StatementNeeds {
     case 'MERGE':
       return { mode: 'RowExclusiveLock', rows: { kind: 'unchecked' } };
     case 'VACUUM':
+      // With SKIP_LOCKED PostgreSQL only tries the lock, and skips what it cannot have
+      // with a warning (vacuum_open_relation): the backend shows that truthfully.
+      if (skipLocked.test(text)) return { mode: null, rows: { kind: 'none' } };
       return {
         mode: /\bFULL\b/i.test(text) ? 'AccessExclusiveLock' : 'ShareUpdateExclusiveLock',
         rows: { kind: 'none' },
       };
     case 'ANALYZE':
+      if (skipLocked.test(text)) return { mode: null, rows: { kind: 'none' } };
       return { mode: 'ShareUpdateExclusiveLock', rows: { kind: 'none' } };
     case 'CREATE':
       if (/\bINDEX\b/i.test(text)) {

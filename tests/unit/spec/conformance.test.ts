@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judge, mustContinue, permutationBlocks } from '../../../src/spec/conformance';
+import { judge, permutationBlocks } from '../../../src/spec/conformance';
 
 const expected = [
   'Parsed test spec with 2 sessions',
@@ -34,21 +34,34 @@ describe('judge', () => {
       matches: 0,
       notExpressible: 1,
       differs: ['b a'],
+      timedOut: [],
       byKind: { 'parked-goes-on': 1 },
-      otherReasons: [],
     });
     expect(judge(expected, ['nothing', expected]).matches).toBe(2);
   });
 
-  it('lists "not expressible" verdicts whose kind is not a parked session going on', () => {
+  it('counts a refusal under its kind, or as unknown when the engine named none', () => {
     const actual = expected.replace(
       'step a: SELECT 1;\nstep b: SELECT 2;',
       'not expressible: temporary tables belong to the backend',
     );
     expect(
-      judge(actual, [expected], [{ steps: ['a', 'b'], kind: 'temporary-object' }]).otherReasons,
-    ).toEqual(['a b: temporary-object']);
-    expect(judge(actual, [expected]).otherReasons).toEqual(['a b: unknown']);
-    expect(mustContinue('advisory-part-way')).toBe(true);
+      judge(actual, [expected], [{ steps: ['a', 'b'], kind: 'temporary-object' }]).byKind,
+    ).toEqual({ 'temporary-object': 1 });
+    expect(judge(actual, [expected]).byKind).toEqual({ unknown: 1 });
+  });
+
+  it('counts a step the tester had to cancel, and permutations never reached, as timed out', () => {
+    const cancelled = expected.replace(
+      'step b: SELECT 2;\nstep a: SELECT 1;',
+      'step b: SELECT 2;\nisolationtester: canceling step a after 300 seconds\nstep a: SELECT 1;',
+    );
+    expect(judge(cancelled, [expected]).timedOut).toEqual(['b a']);
+    const cut = expected.slice(0, expected.indexOf('starting permutation: b a'));
+    expect(judge(cut, [expected])).toMatchObject({
+      permutations: 2,
+      matches: 1,
+      timedOut: ['b a'],
+    });
   });
 });

@@ -1,5 +1,5 @@
 // Session-level advisory locks, kept by the layer, since every session shares the one backend.
-import { advisoryCalls, type AdvisoryCall } from '../advisory';
+import { advisoryCalls, advisoryKey, xactAdvisoryCalls, type AdvisoryCall } from '../advisory';
 import { whose, type LayerContext, type SessionRecord } from './context';
 import { setAside } from './parking';
 import { notExpressible } from './replies';
@@ -9,9 +9,43 @@ import type { WaitOn } from './waiting';
 /** Session-level advisory lock functions (not the _xact_ ones, which end with the transaction). */
 const sessionAdvisoryLock = /\bpg_(?:try_)?advisory_(?:un)?lock(?:_shared|_all)?\s*\(/i;
 
-/** A statement that is one call of pg_advisory_lock and nothing else. */
+/** A statement that is one call of pg_advisory_lock or pg_advisory_xact_lock and nothing else. */
 const advisoryLockAlone =
-  /^\s*SELECT\s+pg_advisory_lock\s*\(\s*-?\d+\s*(?:,\s*-?\d+\s*)?\)\s*;?\s*$/i;
+  /^\s*SELECT\s+pg_advisory(?:_xact)?_lock(?:_shared)?\s*\(\s*-?\d+\s*(?:,\s*-?\d+\s*)?\)\s*;?\s*$/i;
+
+/** Any call that takes an advisory lock, at either level. */
+const anyAdvisoryLock = /\bpg_(?:try_)?advisory_(?:xact_)?lock(?:_shared)?\s*\(/i;
+
+/** An advisory lock a parked transaction holds (a transaction-level one, in pg_locks). */
+interface ParkedAdvisory {
+  holder: SessionRecord;
+  key: string;
+  shared: boolean;
+}
+
+/** The advisory locks parked transactions hold, from pg_locks. */
+async function parkedAdvisoryLocks(ctx: LayerContext): Promise<ParkedAdvisory[]> {
+  const byGid = new Map(
+    [...ctx.sessions.values()].flatMap((r) =>
+      r.holding.kind === 'parked' ? [[r.holding.gid, r] as const] : [],
+    ),
+  );
+  if (byGid.size === 0) return [];
+  const [locks] = await ctx.backend.exec(`
+    WITH parked AS (
+      SELECT l.virtualtransaction, p.gid
+        FROM pg_locks l JOIN pg_prepared_xacts p
+          ON l.locktype = 'transactionid' AND l.transactionid = p.transaction)
+    SELECT parked.gid, l.classid::text, l.objid::text, l.objsubid::text, l.mode
+      FROM pg_locks l JOIN parked USING (virtualtransaction)
+     WHERE l.locktype = 'advisory'`);
+  return locks!.rows.flatMap(([gid, classid, objid, objsubid, mode]) => {
+    const holder = byGid.get(gid!);
+    return holder
+      ? [{ holder, key: advisoryKey(classid!, objid!, objsubid!), shared: mode === 'ShareLock' }]
+      : [];
+  });
+}
 
 /** What `checkAdvisory` found: the calls to note once the statement ran, a wait, or a refusal. */
 export type AdvisoryVerdict =
@@ -33,27 +67,73 @@ export async function checkAdvisory(
   const executed = executedText(s, sql);
   const calls = sessionAdvisoryLock.test(executed) ? advisoryCalls(executed) : [];
   if (calls === null) return { verdict: 'refused', reply: notExpressible('advisory-untracked') };
-  const taken = calls.find(
-    (c) =>
-      (c.fn === 'lock' || c.fn === 'try') &&
-      advisoryHeld.get(c.key)?.holder !== s &&
-      advisoryHeld.has(c.key),
+  const xactCalls = xactAdvisoryCalls(executed);
+  if (xactCalls === null) {
+    return { verdict: 'refused', reply: notExpressible('advisory-untracked') };
+  }
+  // Keys held by others: session-level ones the layer keeps (the backend holds them for
+  // every session alike), and transaction-level ones a parked transaction holds.
+  let parked: ParkedAdvisory[] = [];
+  if (anyAdvisoryLock.test(executed)) {
+    // The resident's transaction-level locks are only in pg_locks as a parked one's.
+    if (ctx.resident && ctx.resident !== s) await setAside(ctx, ctx.resident);
+    parked = await parkedAdvisoryLocks(ctx);
+  }
+  const wanted = [
+    ...calls.flatMap((c) =>
+      c.fn === 'lock' || c.fn === 'try' ? [{ fn: c.fn, shared: false, key: c.key }] : [],
+    ),
+    ...xactCalls,
+  ];
+  for (const call of wanted) {
+    const held = parked.find(
+      (p) => p.holder !== s && p.key === call.key && !(p.shared && call.shared),
+    );
+    if (!held) continue;
+    // A try is answered by the backend itself, truthfully: the parked lock is a real one.
+    if (call.fn === 'try') continue;
+    if (!advisoryLockAlone.test(sql)) {
+      return {
+        verdict: 'refused',
+        reply: notExpressible('advisory-part-way', whose(held.holder), call.key),
+      };
+    }
+    const whoHolds = held.holder;
+    const stillHeld = () => whoHolds.holding.kind === 'parked' && ctx.sessions.has(whoHolds.id);
+    return advisoryWait(ctx, s, whoHolds, call.key, call.shared, stillHeld);
+  }
+  // Session-level keys the layer keeps: the backend itself holds them for every session.
+  const taken = wanted.find(
+    (c) => advisoryHeld.has(c.key) && advisoryHeld.get(c.key)!.holder !== s,
   );
   if (!taken) return { verdict: 'free', calls };
   const holder = advisoryHeld.get(taken.key)!.holder;
   // A statement that is only this one call waits whole, and runs whole once the key
   // is free: the layer, not the backend, keeps who holds it.
   if (taken.fn === 'lock' && advisoryLockAlone.test(sql)) {
-    if (ctx.resident && ctx.resident !== s) await setAside(ctx, ctx.resident);
     const held = () => {
       const h = advisoryHeld.get(taken.key);
       return h !== undefined && h.holder !== s && ctx.sessions.has(h.holder.id);
     };
-    const lock = `ExclusiveLock on advisory lock ${await advisoryTag(ctx, taken.key)}`;
-    return { verdict: 'waits', wait: { holder, event: 'advisory', lock, held } };
+    return advisoryWait(ctx, s, holder, taken.key, false, held);
   }
   const kind = taken.fn === 'try' ? 'advisory-try' : 'advisory-part-way';
   return { verdict: 'refused', reply: notExpressible(kind, whose(holder), taken.key) };
+}
+
+/** `s`'s lone advisory lock call waits for `holder`'s lock on `key`, while `held`. */
+async function advisoryWait(
+  ctx: LayerContext,
+  s: SessionRecord,
+  holder: SessionRecord,
+  key: string,
+  shared: boolean,
+  held: () => boolean,
+): Promise<AdvisoryVerdict> {
+  if (ctx.resident && ctx.resident !== s) await setAside(ctx, ctx.resident);
+  const mode = shared ? 'ShareLock' : 'ExclusiveLock';
+  const lock = `${mode} on advisory lock ${await advisoryTag(ctx, key)}`;
+  return { verdict: 'waits', wait: { holder, event: 'advisory', lock, held } };
 }
 
 /** The tag of advisory lock `key` (`5` or `1,2`), as DescribeLockTag writes it. */

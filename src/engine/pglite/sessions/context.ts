@@ -19,6 +19,8 @@ export interface TransactionShape {
   deferrable: boolean;
   /** SAVEPOINT, RELEASE, ROLLBACK TO, SET, RESET and SET LOCAL statements it ran. */
   replay: string[];
+  /** Tables it read while set aside before (see the `released` holding). */
+  reads: string[];
 }
 
 /** Where a session's open transaction is while other sessions use the backend. */
@@ -33,6 +35,11 @@ export type Holding =
        */
       portalSnapshot?: boolean;
     } & TransactionShape)
+  /**
+   * Closed in the backend while it holds nothing another session must meet, but for the
+   * ACCESS SHARE locks on the tables it read (`reads`), which the layer keeps for it: on a
+   * server a statement that needs ACCESS EXCLUSIVE (LOCK TABLE, ALTER, DROP) waits for it.
+   */
   | ({ kind: 'released' } & TransactionShape)
   | { kind: 'failed' }
   | {
@@ -65,6 +72,8 @@ export interface SessionRecord {
   status: TransactionStatus;
   /** The XID its open transaction holds in the backend, read after each statement. */
   xid: string | null;
+  /** Counts the transactions it began, so a wait can tell its holder's has ended. */
+  xactSeq: number;
   /** The session whose parked transaction this one waits for. */
   blockedBy: SessionRecord | null;
   /** Its wait was found by the watchdog (PGlite stopped answering), not by a check. */
@@ -114,6 +123,11 @@ export interface Waiter {
   standIn?: { gid: string; xid: string };
   /** For a wait on a row: what the recheck needs when the statement runs again. */
   rowWait?: RowWait;
+  /**
+   * When the session's lock_timeout or statement_timeout ends the wait, and the error it
+   * fails with (ProcessInterrupts in src/backend/tcop/postgres.c); null when neither is set.
+   */
+  timeout: { at: number; error: PgErrorFields } | null;
 }
 
 /** A `SELECT pg_sleep(n)` in flight, and how to answer its caller when it ends. */

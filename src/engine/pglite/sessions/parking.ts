@@ -49,9 +49,18 @@ export async function setAside(ctx: LayerContext, r: SessionRecord): Promise<voi
       [ctx.advisoryHeld.size === 0],
     );
     if (!holdsSnapshot && locks!.rows[0]![0] === '0') {
+      // The tables it holds ACCESS SHARE on: the layer keeps that lock for it meanwhile.
+      const [read] = await backend.exec(
+        `SELECT DISTINCT c.relname FROM pg_locks l
+           JOIN pg_class c ON c.oid = l.relation
+           JOIN pg_namespace n ON n.oid = c.relnamespace
+          WHERE l.pid = pg_catalog.pg_backend_pid() AND l.locktype = 'relation'
+            AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast', 'sim')`,
+      );
       await backend.exec('ROLLBACK');
-      const { isolation, readOnly, deferrable, replay } = holding;
-      r.holding = { kind: 'released', isolation, readOnly, deferrable, replay };
+      const shape = shapeOf(holding);
+      shape.reads = [...new Set([...read!.rows.map(([name]) => name!), ...shape.reads])];
+      r.holding = { kind: 'released', ...shape };
       return;
     }
     // No other session ran since the snapshot was taken, so the next XID is the one
@@ -78,18 +87,15 @@ export async function enter(ctx: LayerContext, s: SessionRecord): Promise<void> 
   await loadSettings(ctx, s);
   if (s.holding.kind === 'released') {
     // The same kind of transaction, with its savepoints and settings made again.
-    const { isolation, readOnly, deferrable, replay } = s.holding;
+    const shape = shapeOf(s.holding);
+    const { isolation, readOnly, deferrable, replay } = shape;
     await backend.exec(
       `BEGIN ISOLATION LEVEL ${isolation.toUpperCase()}` +
         (readOnly ? ' READ ONLY' : '') +
         (deferrable ? ' DEFERRABLE' : ''),
     );
     for (const statement of replay) await backend.exec(statement);
-    s.holding = {
-      kind: 'resident',
-      snapshotTaken: false,
-      ...{ isolation, readOnly, deferrable, replay },
-    };
+    s.holding = { kind: 'resident', snapshotTaken: false, ...shape };
   } else if (s.holding.kind === 'failed') {
     // Recreate the failed state, so the next statement gets PostgreSQL's own answer.
     await backend.exec('BEGIN');
@@ -153,6 +159,7 @@ export async function settle(
   if (s.holding.kind !== 'resident') {
     s.holding = { kind: 'resident', snapshotTaken: false, ...shape };
     s.xactStart = s.queryStart;
+    s.xactSeq++;
   }
   const snapshot = takesSnapshot(sql);
   if (snapshot) s.holding.snapshotTaken = true;
@@ -197,7 +204,13 @@ async function restoreConnectionSettings(
 
 /** A READ COMMITTED transaction as BEGIN opens it: no savepoints, no settings of its own. */
 export function plainShape(): TransactionShape {
-  return { isolation: 'read committed', readOnly: false, deferrable: false, replay: [] };
+  return { isolation: 'read committed', readOnly: false, deferrable: false, replay: [], reads: [] };
+}
+
+/** What makes `holding`'s transaction what it is, apart from where it is. */
+function shapeOf(holding: TransactionShape): TransactionShape {
+  const { isolation, readOnly, deferrable, replay, reads } = holding;
+  return { isolation, readOnly, deferrable, replay: [...replay], reads: [...reads] };
 }
 
 /**

@@ -155,6 +155,7 @@ export async function runQuery(
       if (!reply.error) notePrepared(s, sql);
       await settle(ctx, s, reply, sql, params !== undefined);
       await carryOut(ctx, await takeSignals(ctx));
+      await wakeAfterEnd(ctx, reply);
       return toReply(reply);
     }
   }
@@ -181,8 +182,16 @@ async function finish(
   if (prepared) return notExpressible('serializable-parked', whose(prepared));
   if (advisoryCalls.some((c) => c.fn === 'unlock' || c.fn === 'unlock_all')) {
     await wakeWaiters(ctx);
-  }
+  } else await wakeAfterEnd(ctx, reply);
   return toReply(reply);
+}
+
+/**
+ * Tries the waiting statements again once a transaction open in the backend has ended or
+ * failed: it gives up the locks the layer kept for it (see the `released` holding).
+ */
+async function wakeAfterEnd(ctx: LayerContext, reply: BackendReply): Promise<void> {
+  if (ctx.waiters.length > 0 && reply.status !== 'T') await wakeWaiters(ctx);
 }
 
 /**

@@ -71,6 +71,7 @@ export async function openSession(
     holding: { kind: 'none' },
     status: 'I',
     xid: null,
+    xactSeq: 0,
     blockedBy: null,
     settingsTouched: false,
     prepared: new Map(),

@@ -4,6 +4,7 @@ import { checkDeadlocks } from './deadlocks';
 import { terminate } from './ending';
 import { wakeSleepers } from './in-flight';
 import { dispatch } from './journal';
+import { failWait } from './waiting';
 
 /**
  * Does what is due by the call's time: ends timed-out sessions, wakes sleeps, checks
@@ -15,13 +16,33 @@ export async function expire(ctx: LayerContext): Promise<void> {
   const nextTimeout = await endTimedOut(ctx, at);
   const nextWake = await wakeSleepers(ctx, at);
   const nextCheck = await checkDeadlocks(ctx, at);
-  const next = Math.min(nextTimeout, nextWake, nextCheck);
+  const nextWaitEnd = await endOverdueWaits(ctx, at);
+  const next = Math.min(nextTimeout, nextWake, nextCheck, nextWaitEnd);
   clearTimeout(ctx.timer);
   if (next !== Infinity && !ctx.replaying) {
     const tick = () => void dispatch(ctx, { method: 'tick', args: [] });
     ctx.timer = setTimeout(tick, Math.max(0, next - at) + 1);
     (ctx.timer as { unref?: () => void }).unref?.();
   }
+}
+
+/**
+ * Fails the waits whose lock_timeout or statement_timeout ran out by `at` (ms), as a
+ * server cancels the statement; returns when the next runs out (or Infinity).
+ */
+async function endOverdueWaits(ctx: LayerContext, at: number): Promise<number> {
+  let next = Infinity;
+  for (const waiter of [...ctx.waiters]) {
+    if (!waiter.timeout || !ctx.waiters.includes(waiter)) continue;
+    if (at >= waiter.timeout.at) {
+      await failWait(ctx, waiter.s, {
+        ok: false,
+        error: waiter.timeout.error,
+        partial: { results: [], notices: [] },
+      });
+    } else next = Math.min(next, waiter.timeout.at);
+  }
+  return next;
 }
 
 /**

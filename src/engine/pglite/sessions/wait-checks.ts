@@ -28,6 +28,8 @@ export type Verdict =
       lock?: string;
       /** The target rows the holder is changing too (see `RowWait.matched`). */
       matched?: MatchedRows;
+      /** Whether it is still held, when that is not while the holder is parked. */
+      held?: () => boolean;
     }
   | { verdict: 'unknown'; holder: SessionRecord };
 
@@ -156,6 +158,64 @@ function unusedParams(where: string | null, params: unknown[] | undefined): stri
     .join('');
 }
 
+/**
+ * A wait for the ACCESS SHARE lock that a transaction closed in the backend (released)
+ * holds on a table it read, which only ACCESS EXCLUSIVE conflicts with; null if none.
+ */
+async function readLockWait(
+  ctx: LayerContext,
+  s: SessionRecord,
+  statements: string[],
+): Promise<Verdict | null> {
+  const readers = [...ctx.sessions.values()].filter(
+    (r) => r !== s && r.holding.kind === 'released' && r.holding.reads.length > 0,
+  );
+  if (readers.length === 0) return null;
+  for (const statement of statements) {
+    if (statementNeeds(statement).mode !== 'AccessExclusiveLock') continue;
+    for (const reader of readers) {
+      if (reader.holding.kind !== 'released') continue;
+      const table = reader.holding.reads.find((rel) => mentions(statement, rel));
+      if (!table) continue;
+      const [tag] = await ctx.backend.exec(
+        `SELECT format('relation %s of database %s', c.oid, d.oid)
+           FROM pg_class c, pg_database d
+          WHERE c.relname = $1 AND d.datname = current_database() LIMIT 1`,
+        [table],
+      );
+      const seq = reader.xactSeq;
+      const held = () =>
+        ctx.sessions.has(reader.id) &&
+        reader.xactSeq === seq &&
+        ['released', 'resident', 'parked'].includes(reader.holding.kind);
+      return {
+        verdict: 'waits',
+        holder: reader,
+        event: 'relation',
+        lock: `AccessExclusiveLock on ${tag!.rows[0]?.[0] ?? `relation ${table}`}`,
+        held,
+      };
+    }
+  }
+  return null;
+}
+
+/** The inheritance children (partitions) of the tables an ANALYZE names, at any depth. */
+async function analyzedChildren(ctx: LayerContext, statement: string): Promise<Set<string>> {
+  const analyze = /^\s*ANALYZE\b|^\s*VACUUM\b[^;]*\bANALYZE\b/i.test(statement);
+  if (!analyze) return new Set();
+  const [tree] = await ctx.backend.exec(
+    `WITH RECURSIVE tree(parent, child) AS (
+       SELECT p.relname::text, i.inhrelid FROM pg_inherits i JOIN pg_class p ON p.oid = i.inhparent
+       UNION ALL
+       SELECT tree.parent, i.inhrelid FROM tree JOIN pg_inherits i ON i.inhparent = tree.child)
+     SELECT tree.parent, c.relname FROM tree JOIN pg_class c ON c.oid = tree.child`,
+  );
+  return new Set(
+    tree!.rows.flatMap(([parent, child]) => (mentions(statement, parent!) ? [child!] : [])),
+  );
+}
+
 /** Whether another session's parked transaction holds a lock on a relation `sql` names. */
 export async function parkedLocksOn(
   ctx: LayerContext,
@@ -199,16 +259,29 @@ export async function check(
   params?: unknown[],
 ): Promise<Verdict> {
   const { backend } = ctx;
+  const statements = splitStatements(sql).map((st) => st.sql);
+  const read = await readLockWait(ctx, s, statements);
+  if (read) return read;
   if (![...ctx.sessions.values()].some((r) => r.holding.kind === 'parked'))
     return { verdict: 'free' };
   const locks = await parkedRelationLocks(ctx);
-  const statements = splitStatements(sql).map((st) => st.sql);
   let probe: { holder: SessionRecord } | null = null;
   /** UPDATE and DELETE statements whose target rows have been looked at. */
   const checked = new Set<string>();
   for (const statement of statements) {
     const needs = statementNeeds(statement);
+    const inherited = await analyzedChildren(ctx, statement);
     for (const lock of locks) {
+      // ANALYZE of a parent reads its children's rows for the parent's statistics and
+      // locks each child with ACCESS SHARE, SKIP_LOCKED or not (acquire_inherited_sample_rows).
+      if (
+        lock.holder !== s &&
+        inherited.has(lock.relname) &&
+        conflicts('AccessShareLock', lock.mode)
+      ) {
+        const tag = `AccessShareLock on ${lock.tag}`;
+        return { verdict: 'waits', holder: lock.holder, event: 'relation', lock: tag };
+      }
       if (!mentions(statement, lock.relname)) continue;
       const rowLocks = locksRows(lock.mode);
       if (lock.holder === s) {
@@ -217,7 +290,7 @@ export async function check(
         if (rowLocks && needs.rows.kind === 'lock-rows') return { verdict: 'unknown', holder: s };
         continue;
       }
-      if (conflicts(needs.mode, lock.mode)) {
+      if (needs.mode !== null && conflicts(needs.mode, lock.mode)) {
         const tag = `${needs.mode} on ${lock.tag}`;
         return { verdict: 'waits', holder: lock.holder, event: 'relation', lock: tag };
       }

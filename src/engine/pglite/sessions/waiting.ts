@@ -58,9 +58,11 @@ export async function waitFor(
   const [read] = await ctx.backend.exec(
     `SELECT pg_snapshot_xmin(pg_current_snapshot())::text,
             extract(epoch FROM current_setting('deadlock_timeout')::interval) * 1000,
-            pg_current_snapshot()::text`,
+            pg_current_snapshot()::text,
+            extract(epoch FROM current_setting('lock_timeout')::interval) * 1000,
+            extract(epoch FROM current_setting('statement_timeout')::interval) * 1000`,
   );
-  const [xmin, deadlockMs, snapshot] = read!.rows[0]!;
+  const [xmin, deadlockMs, snapshot, lockMs, statementMs] = read!.rows[0]!;
   s.waitXmin = xmin ?? null;
   // A wait on a row: when it ends, the statement runs again only if that shows what a
   // server's recheck would (recheck.ts).
@@ -97,6 +99,26 @@ export async function waitFor(
     wait.lock ??
     (holder?.holding.kind === 'parked' ? `ShareLock on transaction ${holder.holding.xid}` : '');
   const deadlockCheckAt = ctx.now.getTime() + Number(deadlockMs);
+  // PGlite never fires these timers itself: the layer ends the wait as a server would.
+  const timeouts = [
+    Number(lockMs) > 0 && {
+      at: ctx.now.getTime() + Number(lockMs),
+      error: {
+        code: '55P03',
+        severity: 'ERROR',
+        message: 'canceling statement due to lock timeout',
+      },
+    },
+    Number(statementMs) > 0 && {
+      at: (s.queryStart ?? ctx.now).getTime() + Number(statementMs),
+      error: {
+        code: '57014',
+        severity: 'ERROR',
+        message: 'canceling statement due to statement timeout',
+      },
+    },
+  ].filter((t) => t !== false);
+  const timeout = timeouts.sort((a, b) => a.at - b.at)[0] ?? null;
   const waiter = (answer: (reply: QueryReply) => void): Waiter => ({
     s,
     sql,
@@ -107,6 +129,7 @@ export async function waitFor(
     deadlockCheckAt,
     standIn,
     rowWait,
+    timeout,
   });
   const reply = new Promise<QueryReply>((answer) => ctx.waiters.push(waiter(answer)));
   await expire(ctx); // sets the timer for its deadlock check
@@ -115,7 +138,8 @@ export async function waitFor(
 
 /** Takes `w` off the list of waits; the stand-in for its snapshot is spent. */
 export async function removeWaiter(ctx: LayerContext, w: Waiter): Promise<void> {
-  ctx.waiters.splice(ctx.waiters.indexOf(w), 1);
+  const at = ctx.waiters.indexOf(w);
+  if (at >= 0) ctx.waiters.splice(at, 1);
   if (w.standIn) ctx.spentStandIns.push(w.standIn.gid);
   w.standIn = undefined;
   await rollBackSpentStandIns(ctx);
@@ -161,6 +185,8 @@ export async function failWait(
 export async function wakeWaiters(ctx: LayerContext): Promise<void> {
   for (const waiter of [...ctx.waiters]) {
     const { s, sql, params, answer, rowWait } = waiter;
+    // A wake inside this one (a woken statement ended a transaction) may have taken it.
+    if (!ctx.waiters.includes(waiter)) continue;
     if (!ctx.sessions.has(s.id) || waiter.held()) continue;
     await removeWaiter(ctx, waiter);
     stopWaiting(s);

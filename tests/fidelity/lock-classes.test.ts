@@ -1,0 +1,119 @@
+// Locks the session layer used to get wrong on PGlite, each run the same way on a real
+// PostgreSQL 18: the answer must be the server's, or a refusal that names its kind.
+import { describe, expect, it } from 'vitest';
+import type { Engine, Session } from '../../src/engine/types';
+import { answer } from '../support/answer';
+import { bothEngines } from '../support/both-engines';
+
+/** Resolves to `p`'s answer, or to `waiting` if it has none after `ms`. */
+async function within(p: Promise<unknown>, ms: number): Promise<unknown> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => resolve('waiting'), ms);
+  });
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function sessions(engine: Engine, n: number): Promise<Session[]> {
+  const opened: Session[] = [];
+  for (let i = 0; i < n; i++) opened.push(await engine.openSession({ applicationName: `s${i}` }));
+  return opened;
+}
+
+/** A reader idle in its transaction holds ACCESS SHARE on what it read: LOCK TABLE waits. */
+async function lockAfterRead(engine: Engine) {
+  const [setup, reader, locker] = await sessions(engine, 3);
+  await setup!.query(
+    'DROP TABLE IF EXISTS shelf; CREATE TABLE shelf (id int); INSERT INTO shelf VALUES (1)',
+  );
+  await reader!.query('BEGIN; SELECT count(*) FROM shelf');
+  const locking = answer(locker!, 'BEGIN; LOCK TABLE shelf');
+  const first = await within(locking, 400);
+  await reader!.query('COMMIT');
+  const after = await within(locking, 2000);
+  await locker!.query('COMMIT');
+  for (const s of [setup!, reader!, locker!]) await s.close();
+  return { first, after };
+}
+
+/** lock_timeout and statement_timeout end a statement that waits for a lock. */
+async function timeoutsOnWaits(engine: Engine) {
+  const [setup, holder, waiter] = await sessions(engine, 3);
+  await setup!.query(
+    'DROP TABLE IF EXISTS ledger; CREATE TABLE ledger (id int PRIMARY KEY, v int); INSERT INTO ledger VALUES (1, 0)',
+  );
+  await holder!.query('BEGIN; UPDATE ledger SET v = 1 WHERE id = 1');
+  await waiter!.query("SET lock_timeout = '50ms'");
+  const lock = await within(answer(waiter!, 'UPDATE ledger SET v = 2 WHERE id = 1'), 3000);
+  await waiter!.query("SET lock_timeout = 0; SET statement_timeout = '50ms'");
+  const statement = await within(answer(waiter!, 'UPDATE ledger SET v = 3 WHERE id = 1'), 3000);
+  await waiter!.query('RESET statement_timeout');
+  await holder!.query('ROLLBACK');
+  for (const s of [setup!, holder!, waiter!]) await s.close();
+  return { lock, statement };
+}
+
+/**
+ * A transaction-level advisory lock that a parked transaction holds: taken alone, it
+ * waits; inside a larger statement it is refused on PGlite (it would wait part-way).
+ */
+async function xactAdvisory(engine: Engine) {
+  const [holder, other, trier] = await sessions(engine, 3);
+  await holder!.query('BEGIN; SELECT pg_advisory_xact_lock(7), txid_current()');
+  const alone = answer(other!, 'SELECT pg_advisory_xact_lock(7)');
+  const first = await within(alone, 400);
+  const tried = await answer(trier!, 'SELECT pg_try_advisory_xact_lock(7)');
+  await holder!.query('COMMIT');
+  const after = await within(alone, 2000);
+  for (const s of [holder!, other!, trier!]) await s.close();
+  return { first, tried, after };
+}
+
+async function xactAdvisoryInside(engine: Engine) {
+  const [holder, other] = await sessions(engine, 2);
+  await holder!.query('BEGIN; SELECT pg_advisory_xact_lock(8), txid_current()');
+  const inside = answer(other!, 'SELECT 1 AS one WHERE pg_advisory_xact_lock(8) IS NOT NULL');
+  const first = await within(inside, 400);
+  await holder!.query('COMMIT');
+  const after = await within(inside, 2000);
+  for (const s of [holder!, other!]) await s.close();
+  return { first, after };
+}
+
+describe('locks on PGlite and on PostgreSQL 18', () => {
+  const engines = bothEngines();
+
+  it('LOCK TABLE waits for a READ COMMITTED reader idle in its transaction', async () => {
+    const expected = { first: 'waiting', after: [] };
+    expect(await lockAfterRead(engines.server.engine)).toEqual(expected);
+    expect(await lockAfterRead(engines.pglite)).toEqual(expected);
+  });
+
+  it('lock_timeout and statement_timeout end a wait with the server’s errors', async () => {
+    const expected = {
+      lock: '55P03 canceling statement due to lock timeout',
+      statement: '57014 canceling statement due to statement timeout',
+    };
+    expect(await timeoutsOnWaits(engines.server.engine)).toEqual(expected);
+    expect(await timeoutsOnWaits(engines.pglite)).toEqual(expected);
+  });
+
+  it('pg_advisory_xact_lock waits for a parked holder; pg_try_advisory_xact_lock says false', async () => {
+    const expected = { first: 'waiting', tried: [['f']], after: [['']] };
+    expect(await xactAdvisory(engines.server.engine)).toEqual(expected);
+    expect(await xactAdvisory(engines.pglite)).toEqual(expected);
+  });
+
+  it('an advisory lock part-way through a statement waits on a server, and is refused on PGlite', async () => {
+    expect(await xactAdvisoryInside(engines.server.engine)).toEqual({
+      first: 'waiting',
+      after: [['1']],
+    });
+    const onPglite = await xactAdvisoryInside(engines.pglite);
+    expect(onPglite.first).toMatch(/^not expressible \(advisory-part-way\): /);
+  });
+});
