@@ -10,6 +10,7 @@ import { serveStatic } from '../tests/support/static-server.ts';
 import { benchCounterDemo } from './counter-demo.ts';
 import { benchCounterFrame } from './counter-frame.ts';
 import { benchCounterSim } from './counter-sim.ts';
+import { benchScenarioSteps } from './scenario-steps.ts';
 import { benchSessionLayer } from './session-layer.ts';
 
 const runs = Number(process.env.BENCH_RUNS ?? 5);
@@ -168,6 +169,9 @@ async function main(): Promise<void> {
     // (sessions coming, going and changing state on every frame).
     await benchCounterDemo(browser, site.url);
     await benchCounterFrame(browser);
+
+    // (e) the scenario demos, step by step, beside the console.
+    await benchScenarioSteps(browser, site.url);
   } finally {
     await browser.close();
     await chrome.close();

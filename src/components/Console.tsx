@@ -413,6 +413,8 @@ function SessionPanel({
   const historyRef = useRef<StatementHistory>(emptyHistory());
   // Each run takes a new generation, and so does unmounting; an older answer is dropped.
   const generationRef = useRef(0);
+  /** When the run on show began, until its answer is on screen. */
+  const runStartRef = useRef<number | null>(null);
   const runRef = useRef<() => void>(() => {});
   const initialDocRef = useRef(initialSql);
   const [running, setRunning] = useState(false);
@@ -434,6 +436,7 @@ function SessionPanel({
     const query = view.state.doc.toString();
     historyRef.current = remember(historyRef.current, query);
     const generation = ++generationRef.current;
+    runStartRef.current = performance.now();
     setRunning(true);
     setStatus('Running…');
     onRunStart(tab.key);
@@ -455,6 +458,14 @@ function SessionPanel({
   useEffect(() => {
     runRef.current = () => void runQuery();
   }, [runQuery]);
+
+  // Time from Run to the answer on screen, for the benchmark.
+  useEffect(() => {
+    const start = runStartRef.current;
+    if (start === null || !outcome) return;
+    runStartRef.current = null;
+    performance.measure('seat-ledger:console-run', { start, end: performance.now() });
+  }, [outcome]);
 
   const cancel = useCallback(async () => {
     try {

@@ -146,6 +146,8 @@ function PlayerBody({
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         stopRef.current = null;
+        // The step is sent now: its time on screen counts from here, not from Next.
+        if (measureRef.current) measureRef.current.at = performance.now();
         setBusy({ kind: 'step' });
         resolve();
       }, ms);
