@@ -28,6 +28,7 @@ import '../viz/counter.css';
 import { counterPicture } from './counter-picture-map';
 import { momentSearch, readCounterParams, type CounterParams } from './counter-params';
 import { AddressProblems } from './AddressProblems';
+import { sitePath } from './site-url';
 import { DemoShell, type DemoContext } from './DemoShell';
 
 /** How often the picture asks the engine for pg_stat_activity and dead tuples. */
@@ -45,10 +46,23 @@ const limitsOf = (name: NumberKey) => ({
 });
 
 /** The bank-counter demo (`counter`): workers and API processes on real sessions. */
-export function CounterDemo({ embed = false }: { embed?: boolean }) {
+/** A demo that explains part of the picture, to link to from it. */
+export interface RelatedDemo {
+  id: string;
+  title: string;
+}
+
+export function CounterDemo({
+  embed = false,
+  related = [],
+}: {
+  embed?: boolean;
+  /** The demos that take the picture's parts in turn, listed under "What you are looking at". */
+  related?: RelatedDemo[];
+}) {
   return (
     <DemoShell demo="counter" embed={embed}>
-      {(context) => <CounterBody {...context} />}
+      {(context) => <CounterBody {...context} related={related} />}
     </DemoShell>
   );
 }
@@ -93,7 +107,7 @@ function useReducedMotion(): boolean {
   return reduced;
 }
 
-function CounterBody({ engine, setRootData }: DemoContext) {
+function CounterBody({ engine, setRootData, related }: DemoContext & { related: RelatedDemo[] }) {
   const ids = useId();
   const [params] = useState<CounterParams>(() => readCounterParams(location.search));
   const settingsRef = useRef<CounterSettings>(params.settings);
@@ -571,6 +585,21 @@ function CounterBody({ engine, setRootData }: DemoContext) {
       <p className="visually-hidden" aria-live="polite">
         {announcement}
       </p>
+      <aside className="counter-guide" aria-label="What you are looking at">
+        <h3>What you are looking at</h3>
+        <p>
+          Each seat is a connection; a ledger page in front of it is a transaction open on it, with
+          the XID it holds. The clerk is VACUUM: it cannot file away rows that died after the oldest
+          open page. The demos take each part in turn, step by step:
+        </p>
+        <ul>
+          {related.map((demo) => (
+            <li key={demo.id}>
+              <a href={sitePath(`demos/${demo.id}/`)}>{demo.title}</a>
+            </li>
+          ))}
+        </ul>
+      </aside>
       <details className="counter-how">
         <summary>How this works</summary>
         <p>

@@ -74,3 +74,8 @@ export async function demoCatalog(): Promise<DemoDetails[]> {
 export async function demoStaticPaths() {
   return (await demoCatalog()).map((demo) => ({ params: { demo: demo.id }, props: { demo } }));
 }
+
+/** The scenario demos as links: what the counter lists under "What you are looking at". */
+export async function scenarioDemoLinks(): Promise<{ id: string; title: string }[]> {
+  return (await demoCatalog()).filter((d) => d.scenario).map((d) => ({ id: d.id, title: d.title }));
+}
