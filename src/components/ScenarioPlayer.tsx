@@ -888,7 +888,8 @@ function Seats({
       <figcaption>
         Seats are connections; a ledger page is an open transaction, with the XID it holds. Live
         from the session layer. Modelled: these sessions share PGlite’s one backend, and a snapshot
-        held without an XID is stood in for by one (marked emulated).
+        held without an XID (a page marked “snapshot ~N”) is stood in for by a parked transaction
+        with XID N.
       </figcaption>
     </figure>
   );

@@ -26,22 +26,31 @@ export interface StripOptions {
   width: number;
 }
 
-const SEAT_W = 132;
+const SEAT_W = 164;
 const SEAT_H = 96;
 const GAP = 10;
 const PAD = 6;
 
-/** The words a seat's page says: the XID it holds, or the snapshot it keeps. */
+/** The words a seat's page says, short enough for the page: the XID it holds, or its snapshot. */
 export function pageLabel(s: SeatedSession): string {
   if (s.xactAgeMs === null) return '';
-  if (s.xid === null) return 'page open, holds nothing';
-  return s.emulated ? `snapshot (XID ${s.xid}, emulated)` : `XID ${s.xid}`;
+  if (s.xid === null) return 'open, no XID';
+  return s.emulated ? `snapshot ~${s.xid}` : `XID ${s.xid}`;
+}
+
+/** The page in full words, for the accessible description. */
+function pageWords(s: SeatedSession): string {
+  if (s.xactAgeMs === null) return '';
+  if (s.xid === null) return 'a transaction open that holds no XID';
+  return s.emulated
+    ? `a snapshot, stood in for by XID ${s.xid} (emulated)`
+    : `a transaction holding XID ${s.xid}`;
 }
 
 /** The strip in one sentence, for the svg's accessible name. */
 export function describeStrip(strip: LedgerStrip): string {
   const parts = strip.seats.map((s) => {
-    const page = pageLabel(s);
+    const page = pageWords(s);
     const wait = s.waiting ? `, waiting on ${s.waiting}` : '';
     return `${s.name}: ${s.state}${page ? `, ${page}` : ''}${wait}`;
   });
@@ -106,8 +115,8 @@ export function drawLedgerStrip(svg: SVGSVGElement, strip: LedgerStrip, options:
     .classed('emulated', (d) => d.emulated)
     .classed('empty', (d) => d.xid === null)
     .select('text')
-    .text((d) => truncate(pageLabel(d), 20));
-  seats.select('.seat-wait').text((d) => (d.waiting ? `waits: ${truncate(d.waiting, 16)}` : ''));
+    .text((d) => truncate(pageLabel(d), 22));
+  seats.select('.seat-wait').text((d) => (d.waiting ? `waits: ${truncate(d.waiting, 19)}` : ''));
 
   const clerk = root
     .selectAll<SVGTextElement, LedgerStrip['horizon']>('text.clerk')
