@@ -84,8 +84,41 @@ async function xactAdvisoryInside(engine: Engine) {
   return { first, after };
 }
 
+/**
+ * One query string in a transaction block, whose second UPDATE waits: the first one has
+ * run meanwhile, so its row is locked for a third session, and the string's SET applies.
+ */
+async function waitPartWay(engine: Engine) {
+  const [setup, holder, waiter, third] = await sessions(engine, 4);
+  await setup!.query(
+    'DROP TABLE IF EXISTS duo; CREATE TABLE duo (id int PRIMARY KEY, v int); INSERT INTO duo VALUES (1, 0), (2, 0)',
+  );
+  await holder!.query('BEGIN; UPDATE duo SET v = 1 WHERE id = 2');
+  const string = answer(
+    waiter!,
+    "BEGIN; UPDATE duo SET v = 2 WHERE id = 1; SET LOCAL lock_timeout = '300ms'; UPDATE duo SET v = 2 WHERE id = 2",
+  );
+  const first = await within(string, 100);
+  const locked = await answer(third!, 'SELECT id FROM duo WHERE id = 1 FOR UPDATE NOWAIT');
+  const after = await within(string, 3000);
+  await waiter!.query('ROLLBACK');
+  await holder!.query('ROLLBACK');
+  for (const s of [setup!, holder!, waiter!, third!]) await s.close();
+  return { first, locked, after };
+}
+
 describe('locks on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
+
+  it('a query string in a transaction runs statement by statement up to the one that waits', async () => {
+    const expected = {
+      first: 'waiting',
+      locked: '55P03 could not obtain lock on row in relation "duo"',
+      after: '55P03 canceling statement due to lock timeout',
+    };
+    expect(await waitPartWay(engines.server.engine)).toEqual(expected);
+    expect(await waitPartWay(engines.pglite)).toEqual(expected);
+  });
 
   it('LOCK TABLE waits for a READ COMMITTED reader idle in its transaction', async () => {
     const expected = { first: 'waiting', after: [] };

@@ -15,7 +15,10 @@ import type { SessionRecord } from './context';
 import { inFlightMs, startSleep } from './in-flight';
 import { enter, finishParked, setAside, settle, transactionEnd } from './parking';
 import { recheckPlan, runGuarded, type RowWait } from './recheck';
-import { notExpressible, toReply, type Outcome } from './replies';
+import { notExpressible, toReply, type Outcome, type QueryReply } from './replies';
+import { serial } from './journal';
+import { splitStatements } from '../../split-statements';
+import type { QueryResult } from '../../types';
 import { changesSettings, notePrepared } from './session-settings';
 import { check, likelyHolder, parkedLocksOn } from './wait-checks';
 import { waitFor, wakeWaiters } from './waiting';
@@ -51,9 +54,70 @@ export async function query(
   s.query = sql;
   s.queryStart = ctx.now;
   setState(ctx, s, 'active');
-  const outcome = await runQuery(ctx, s, sql, params);
+  const statements = splitStatements(sql).map((st) => st.sql);
+  const outcome =
+    statements.length > 1 && params === undefined && inExplicitTransaction(s, statements[0]!)
+      ? await runInTurn(ctx, s, statements, { results: [], notices: [] })
+      : await runQuery(ctx, s, sql, params);
   if (!('wait' in outcome)) finishStatement(ctx, s);
   return outcome;
+}
+
+/** Whether `s`'s query string runs in a transaction block it opens or is already in. */
+function inExplicitTransaction(s: SessionRecord, first: string): boolean {
+  return s.holding.kind !== 'none' || /^\s*(?:BEGIN|START\s+TRANSACTION)\b/i.test(first);
+}
+
+/**
+ * Runs the statements of one query string in a transaction block one after another, as a
+ * server does, so that one that waits waits after the ones before it ran (their SET, their
+ * locks), and the rest run once it ends. An error or a refusal stops the string there. (A
+ * string outside a transaction block is one implicit transaction, and runs whole.)
+ */
+async function runInTurn(
+  ctx: LayerContext,
+  s: SessionRecord,
+  statements: string[],
+  done: QueryResult,
+): Promise<Outcome> {
+  for (const [i, statement] of statements.entries()) {
+    const outcome = await runQuery(ctx, s, statement);
+    if ('wait' in outcome) {
+      const rest = statements.slice(i + 1);
+      return {
+        wait: outcome.wait.then((reply) => {
+          if (!reply.ok || rest.length === 0) return joined(done, reply);
+          // The rest goes on as a call of its own, after the one that ended the wait.
+          return serial(ctx, async () => {
+            setState(ctx, s, 'active');
+            const more = await runInTurn(ctx, s, rest, append(done, reply.result));
+            if ('wait' in more) return more.wait;
+            finishStatement(ctx, s);
+            return more;
+          });
+        }),
+      };
+    }
+    if (!outcome.ok) return joined(done, outcome);
+    done = append(done, outcome.result);
+  }
+  return { ok: true, result: done };
+}
+
+/** The results and notices of `done`, then those of `more`. */
+function append(done: QueryResult, more: QueryResult): QueryResult {
+  return {
+    results: [...done.results, ...more.results],
+    notices: [...done.notices, ...more.notices],
+  };
+}
+
+/** `reply` with the results and notices of the statements before it in front. */
+function joined(done: QueryResult, reply: QueryReply): QueryReply {
+  if ('notExpressible' in reply) return reply;
+  return reply.ok
+    ? { ok: true, result: append(done, reply.result) }
+    : { ...reply, partial: append(done, reply.partial) };
 }
 
 /**
