@@ -4,9 +4,14 @@
  *
  * - `<ConsoleDemo />`: the SQL console (demo id `console`), a live PostgreSQL 18 session.
  *   It starts PostgreSQL only when the reader scrolls near it.
+ * - `<ScenarioDemo id="…" />`: a scenario demo (content/scenarios/<id>.yaml), played step
+ *   by step on the reader's own sessions. At most one per chapter: demos on one page share
+ *   one PostgreSQL, and the horizon one demo shows is every session's.
  */
 import ConsoleDemo from './ConsoleDemo.astro';
+import ScenarioDemo from './ScenarioDemo.astro';
 
 export const mdxComponents = {
   ConsoleDemo,
+  ScenarioDemo,
 } as const;

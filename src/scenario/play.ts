@@ -111,13 +111,51 @@ export class ScenarioPlay implements Playback {
       },
     });
     try {
+      await play.ownSchema();
       await play.run.setup();
     } catch (error) {
       await play.run.disconnect();
+      await play.dropSchema();
       await play.databaseDdl('DROP');
       throw error;
     }
     return play;
+  }
+
+  /** The schema the run's tables live in, apart from any other demo's on the same page. */
+  private get schema(): string {
+    return `scenario_${this.scenario.id.replace(/-/g, '_')}`;
+  }
+
+  /**
+   * Puts the run's tables in a schema of their own, first in every session's search path,
+   * so that two demos on one page (a console and a scenario, say) each have their own
+   * `jobs`. The scenario's SQL runs as written; only where its names resolve changes.
+   */
+  private async ownSchema(): Promise<void> {
+    const [control] = this.run.sessions;
+    await control!.query(
+      `DROP SCHEMA IF EXISTS ${this.schema} CASCADE; CREATE SCHEMA ${this.schema}; ` +
+        `GRANT USAGE, CREATE ON SCHEMA ${this.schema} TO PUBLIC`,
+    );
+    for (const session of this.run.sessions) {
+      await session.query(
+        "SELECT set_config('search_path', $1 || ', ' || current_setting('search_path'), false)",
+        [this.schema],
+      );
+    }
+  }
+
+  /** Drops the run's schema and whatever is left in it. */
+  private async dropSchema(): Promise<void> {
+    const session = await this.engine.openSession({
+      applicationName: `${this.scenario.id}/schema`,
+    });
+    try {
+      await session.query(`DROP SCHEMA IF EXISTS ${this.schema} CASCADE`).catch(() => undefined);
+    } finally {
+      await session.close();
+    }
   }
 
   /** Creates or drops the databases this run needs, from a connection of its own. */
@@ -186,7 +224,12 @@ export class ScenarioPlay implements Playback {
         applicationName: `${this.scenario.id}/teardown`,
       });
       try {
+        await session.query(
+          "SELECT set_config('search_path', $1 || ', ' || current_setting('search_path'), false)",
+          [this.schema],
+        );
         for (const sql of this.teardownSqls) await session.query(sql).catch(() => undefined);
+        await session.query(`DROP SCHEMA IF EXISTS ${this.schema} CASCADE`).catch(() => undefined);
       } finally {
         await session.close();
       }

@@ -210,6 +210,11 @@ export class SpecRun {
     return this.conns[index + 1]!.session;
   }
 
+  /** Every connection: the control connection first, then one per spec session. */
+  get sessions(): Session[] {
+    return this.conns.map((c) => c.session);
+  }
+
   /** Steps sent and not yet completed, in the order they were sent. */
   get pending(): Step[] {
     return this.conns.flatMap((c) => (c.active ? [c.active.pstep.step] : []));
