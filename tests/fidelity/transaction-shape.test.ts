@@ -105,6 +105,38 @@ async function applicationName(engine: Engine): Promise<unknown[]> {
   return answers;
 }
 
+/**
+ * A statement sent outside a transaction block is a transaction of its own: while it runs,
+ * or waits, pg_stat_activity shows its xact_start, equal to its query_start.
+ */
+async function autocommitXactStart(engine: Engine): Promise<unknown[]> {
+  const [setup, holder, waiter, watcher] = [
+    await engine.openSession(),
+    await engine.openSession(),
+    await engine.openSession({ applicationName: 'autocommit-waiter' }),
+    await engine.openSession({ applicationName: 'watcher' }),
+  ];
+  await setup.query('DROP TABLE IF EXISTS shelf; CREATE TABLE shelf (id int PRIMARY KEY)');
+  await setup.query('INSERT INTO shelf VALUES (1)');
+  await holder.query('BEGIN; SELECT * FROM shelf FOR UPDATE');
+  const waiting = waiter.query('UPDATE shelf SET id = 2 WHERE id = 1');
+  const seen = `SELECT application_name, state, xact_start IS NOT NULL,
+                       xact_start = query_start
+                  FROM pg_stat_activity
+                 WHERE application_name IN ('autocommit-waiter', 'watcher')
+                 ORDER BY application_name`;
+  let answers: unknown = [];
+  for (let tries = 0; tries < 50; tries++) {
+    answers = await answer(watcher, seen);
+    if (JSON.stringify(answers).includes('"active","t"')) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await holder.query('COMMIT');
+  await waiting;
+  for (const s of [setup, holder, waiter, watcher]) await s.close();
+  return [answers];
+}
+
 describe('a transaction set aside on PGlite comes back as it was, as on PostgreSQL 18', () => {
   const engines = bothEngines();
 
@@ -147,5 +179,16 @@ describe('a transaction set aside on PGlite comes back as it was, as on PostgreS
     ];
     expect(await applicationName(engines.server.engine)).toEqual(expected);
     expect(await applicationName(engines.pglite)).toEqual(expected);
+  });
+
+  it('a waiting statement outside BEGIN shows its xact_start, as does the querying session', async () => {
+    const expected = [
+      [
+        ['autocommit-waiter', 'active', 't', 't'],
+        ['watcher', 'active', 't', 't'],
+      ],
+    ];
+    expect(await autocommitXactStart(engines.server.engine)).toEqual(expected);
+    expect(await autocommitXactStart(engines.pglite)).toEqual(expected);
   });
 });

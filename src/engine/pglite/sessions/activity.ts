@@ -25,7 +25,9 @@ export function sessionsJson(ctx: LayerContext, current: SessionRecord): string 
       usename: r.role,
       application_name: r.applicationName,
       backend_start: r.backendStart.toISOString(),
-      xact_start: r.xactStart?.toISOString() ?? null,
+      // A statement outside a transaction block is its own transaction: it began with it.
+      xact_start:
+        (r.xactStart ?? (r.state === 'active' ? r.queryStart : null))?.toISOString() ?? null,
       query_start: r.queryStart?.toISOString() ?? null,
       state_change: r.stateChange.toISOString(),
       // A server's idle backend waits for its client: Client/ClientRead.
