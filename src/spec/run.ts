@@ -77,6 +77,8 @@ export interface RunOptions {
   testName?: string;
   /** Each spec session's application_name instead, by session index (scenarios name theirs). */
   applicationName?: (session: number, name: string) => string;
+  /** application_name of the control connection (default `isolation/<testName>/control connection`). */
+  controlName?: string;
   /** Each spec session's connection options (role, database), by session index. */
   sessionOptions?: (session: number) => Omit<SessionOptions, 'applicationName'>;
   /**
@@ -230,7 +232,9 @@ export class SpecRun {
         const applicationName =
           i > 0 && this.options.applicationName
             ? this.options.applicationName(i - 1, name)
-            : prefix + name;
+            : i === 0 && this.options.controlName
+              ? this.options.controlName
+              : prefix + name;
         const session = await this.options.engine.openSession({
           role: this.options.role,
           ...own,
