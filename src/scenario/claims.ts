@@ -86,6 +86,13 @@ export function checkClaim(claim: Claim, output: StepOutput, kept: Kept): ClaimC
   if (claim.waits !== undefined)
     return verdict(output.waited === claim.waits, output.waited ? 'it waited' : 'it did not wait');
   if (claim.ok) return verdict(output.error === undefined, errorSeen);
+  if (claim.lasts) {
+    const seconds = Number(claim.lasts.at_least);
+    return verdict(
+      output.elapsedMs >= seconds * 1000,
+      `it answered after ${(output.elapsedMs / 1000).toFixed(2)} s`,
+    );
+  }
   if (claim.error) {
     const held =
       output.error?.code === claim.error.code &&

@@ -26,6 +26,8 @@ export interface PlannedStep {
   say: string;
   /** Milliseconds to wait before sending it. */
   afterMs: number;
+  /** Sent right after the step before it, in the same Next. */
+  chain: boolean;
   /** Bound parameters: sent over the extended protocol. */
   params?: (string | number | null)[];
   keep: Record<string, string | { column: string } | { notice: string }>;
@@ -136,13 +138,37 @@ export function planSteps(scenario: Scenario, selection: Selection): PlannedStep
           sql: fill(step.sql).trim(),
           say: fill(step.say).trim(),
           afterMs: after * 1000,
+          chain: step.chain,
           ...(step.params ? { params: step.params } : {}),
           keep: step.keep ?? {},
-          claims: step.claims.filter((c) => holds(c.when, selection.choices)),
+          claims: step.claims
+            .filter((c) => holds(c.when, selection.choices))
+            .map((c) => ({
+              ...c,
+              says: fill(c.says),
+              ...(c.lasts ? { lasts: { at_least: fill(String(c.lasts.at_least)) } } : {}),
+            })),
         },
       ];
     })
     .map((step, index) => ({ ...step, index, name: `step${index + 1}` }));
+}
+
+/** The countdown `selection` shows: from which step, for how long, until what. */
+export function planCountdown(
+  scenario: Scenario,
+  selection: Selection,
+  steps: PlannedStep[],
+): { step: number; ms: number; says: string } | null {
+  const countdown = scenario.countdown;
+  const from = countdown && steps.find((s) => s.id === countdown.from);
+  if (!countdown || !from) return null;
+  const fill = filler(scenario, selection);
+  return {
+    step: from.index,
+    ms: Number(fill(String(countdown.seconds))) * 1000,
+    says: fill(countdown.says),
+  };
 }
 
 /** The scenario's sessions as they connect for `selection`. */

@@ -34,8 +34,8 @@ export type StepReport =
   | { step: PlannedStep; status: 'refused'; kind: string; reason: string };
 
 export interface PlayOptions {
-  /** Waits `ms` before a step that asks for a delay; the player's version can be stopped. */
-  sleep?: (ms: number) => Promise<void>;
+  /** Waits `ms` before step `before`, which asks for a delay; the player's can be stopped. */
+  sleep?: (ms: number, before: PlannedStep) => Promise<void>;
   /** Hears each step's report as it happens (a waiting step, then its completion). */
   onReport?: (report: StepReport) => void;
 }
@@ -51,7 +51,10 @@ export interface Playback {
   readonly done: boolean;
   /** Values kept so far, for later claims. */
   readonly kept: Kept;
-  /** Sends the next step, after its delay; resolves once it completed or waits. */
+  /**
+   * Sends the next step, after its delay, and the steps chained to it; resolves once the
+   * last of them completed or waits.
+   */
   next(): Promise<void>;
   /** Ends the run: its teardown, its sessions. */
   close(): Promise<void>;
@@ -100,6 +103,8 @@ export class ScenarioPlay implements Playback {
       engine,
       testName: scenario.id,
       applicationName: (i) => sessions[i]!.application_name ?? sessions[i]!.name,
+      // It runs the setup and asks whether a step waits: readers see it in pg_stat_activity.
+      controlName: `${scenario.id} demo: setup and wait checks`,
       sessionOptions: (i) => ({
         role: sessions[i]!.role,
         ...(sessions[i]!.database ? { database: sessions[i]!.database } : {}),
@@ -189,16 +194,29 @@ export class ScenarioPlay implements Playback {
     return this.run.session(index);
   }
 
-  /** Sends the next step, after its delay; resolves once it completed or waits. */
+  /**
+   * Sends the next step, after its delay, and the steps chained to it; resolves once the
+   * last of them completed or waits.
+   */
   async next(): Promise<void> {
     if (this.refused || this.position >= this.steps.length) return this.finish();
-    const step = this.steps[this.position]!;
-    if (step.afterMs > 0) await (this.options.sleep ?? plainSleep)(step.afterMs);
-    this.position++;
-    await this.guard(step, () =>
-      this.run.step(this.run.resolve([{ name: step.name, blockers: [] }])[0]!),
-    );
+    do {
+      const step = this.steps[this.position]!;
+      if (step.afterMs > 0) await (this.options.sleep ?? plainSleep)(step.afterMs, step);
+      this.position++;
+      await this.guard(step, () =>
+        this.run.step(this.run.resolve([{ name: step.name, blockers: [] }])[0]!),
+      );
+    } while (!this.refused && this.steps[this.position]?.chain);
     if (this.position === this.steps.length) await this.finish();
+  }
+
+  /**
+   * Keeps watching the steps still waiting after the reader took the sessions over (the
+   * console's hand-off): each reports when it completes, however long that takes.
+   */
+  watchWaiting(): void {
+    void this.finish().catch(() => {});
   }
 
   /** Lets every step still waiting complete (the isolation tester's end of a permutation). */

@@ -31,23 +31,25 @@ export class RecordedPlay implements Playback {
 
   async next(): Promise<void> {
     if (this.done) return;
-    const step = this.steps[this.position]!;
-    if (step.afterMs > 0 && this.options.sleep) await this.options.sleep(step.afterMs);
-    this.position++;
-    for (const event of this.events.filter((e) => e.sent === this.position)) {
-      const planned = this.steps[event.step]!;
-      let report: StepReport;
-      if (event.status === 'completed' && event.output) {
-        Object.assign(this.kept, keptValues(planned.keep, event.output));
-        report = {
-          step: planned,
-          status: 'completed',
-          output: event.output,
-          claims: event.claims ?? [],
-        };
-      } else report = { step: planned, status: 'waiting' };
-      this.options.onReport?.(report);
-    }
+    do {
+      const step = this.steps[this.position]!;
+      if (step.afterMs > 0 && this.options.sleep) await this.options.sleep(step.afterMs, step);
+      this.position++;
+      for (const event of this.events.filter((e) => e.sent === this.position)) {
+        const planned = this.steps[event.step]!;
+        let report: StepReport;
+        if (event.status === 'completed' && event.output) {
+          Object.assign(this.kept, keptValues(planned.keep, event.output));
+          report = {
+            step: planned,
+            status: 'completed',
+            output: event.output,
+            claims: event.claims ?? [],
+          };
+        } else report = { step: planned, status: 'waiting' };
+        this.options.onReport?.(report);
+      }
+    } while (this.steps[this.position]?.chain);
   }
 
   async close(): Promise<void> {}

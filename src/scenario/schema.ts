@@ -51,6 +51,11 @@ export const claimSchema = z
     waits: z.boolean().optional(),
     /** The step completed without an error. */
     ok: z.literal(true).optional(),
+    /**
+     * The step answered no sooner than `at_least` seconds after it was sent (a number, or
+     * `{{parameter}}`): how long a wait lasted.
+     */
+    lasts: z.object({ at_least: z.union([z.number().nonnegative(), z.string()]) }).optional(),
     /** The step failed with this SQLSTATE, and this message when given. */
     error: z.object({ code: z.string().length(5), message: z.string().optional() }).optional(),
     /**
@@ -86,10 +91,10 @@ export const claimSchema = z
   })
   .refine(
     (claim) =>
-      ['waits', 'ok', 'error', 'rows', 'tag', 'notice'].filter(
+      ['waits', 'ok', 'lasts', 'error', 'rows', 'tag', 'notice'].filter(
         (k) => claim[k as keyof typeof claim] !== undefined,
       ).length === 1,
-    { message: 'a claim checks exactly one of: waits, ok, error, rows, tag, notice' },
+    { message: 'a claim checks exactly one of: waits, ok, lasts, error, rows, tag, notice' },
   );
 
 /** A value a step keeps for later claims: a column of its first row, or a notice's group. */
@@ -114,6 +119,11 @@ export const stepSchema = z.object({
   say: z.string().min(1),
   /** Seconds to wait before sending it (a number, or `{{parameter}}`). */
   after: z.union([z.number().nonnegative(), z.string()]).optional(),
+  /**
+   * Sent right after the step before it, as part of the same Next (after its own `after`),
+   * for steps whose timing must not depend on how long the reader reads.
+   */
+  chain: z.boolean().default(false),
   /**
    * Bound parameters for `$1`, `$2`…: the step then goes over the extended protocol, as a
    * driver sends a statement with parameters (without them, the simple protocol).
@@ -205,6 +215,17 @@ export const scenarioSchema = z
     parameters: z.array(parameterSchema).default([]),
     quotes: z.array(quoteSchema).default([]),
     steps: z.array(stepSchema).min(1),
+    /**
+     * A countdown the player shows once step `from` (an id) has run, for a deadline the
+     * server keeps (a timeout): `seconds` (a number or `{{parameter}}`), and what ends.
+     */
+    countdown: z
+      .object({
+        from: name,
+        seconds: z.union([z.number().positive(), z.string()]),
+        says: z.string().min(1),
+      })
+      .optional(),
     /**
      * A table the reader fills in, one row per option of `choice`: after each run, the
      * value kept as `value` (a number) says yes when it is above zero. Each option's
