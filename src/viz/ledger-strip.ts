@@ -30,6 +30,9 @@ const SEAT_W = 164;
 const SEAT_H = 96;
 const GAP = 10;
 const PAD = 6;
+/** A line of the clerk's words, and the width of one of its characters, roughly (12 px sans). */
+const LINE_H = 16;
+const CHAR_W = 6.6;
 
 /** The words a seat's page says, short enough for the page: the XID it holds, or its snapshot. */
 export function pageLabel(s: SeatedSession): string {
@@ -66,8 +69,10 @@ export function drawLedgerStrip(svg: SVGSVGElement, strip: LedgerStrip, options:
     SEAT_W + PAD * 2,
     Math.min(options.width, perRow * (SEAT_W + GAP) + PAD * 2),
   );
-  const clerkH = 28;
-  const height = rows * (SEAT_H + GAP) + PAD * 2 + clerkH;
+  // The clerk speaks once VACUUM has run, on as many lines as the width needs.
+  const clerkLines = strip.horizon ? wrap(clerkWords(strip.horizon.cutoff), width - PAD * 2) : [];
+  const height =
+    rows * (SEAT_H + GAP) + PAD * 2 + clerkLines.length * LINE_H + (clerkLines.length ? 8 : 0);
   const root = select(svg)
     .attr('class', 'ledger-strip')
     .attr('role', 'img')
@@ -108,7 +113,7 @@ export function drawLedgerStrip(svg: SVGSVGElement, strip: LedgerStrip, options:
     .attr('data-state', (d) => d.state)
     .classed('holds-horizon', (d) => strip.horizon?.holderPid === d.pid);
   seats.select('.seat-name').text((d) => truncate(d.name, 18));
-  seats.select('.seat-state').text((d) => d.state);
+  seats.select('.seat-state').text((d) => (d.waiting ? `${d.state}, waiting on:` : d.state));
   seats
     .select('.page')
     .attr('display', (d) => (d.xactAgeMs === null ? 'none' : null))
@@ -116,21 +121,38 @@ export function drawLedgerStrip(svg: SVGSVGElement, strip: LedgerStrip, options:
     .classed('empty', (d) => d.xid === null)
     .select('text')
     .text((d) => truncate(pageLabel(d), 22));
-  seats.select('.seat-wait').text((d) => (d.waiting ? `waits: ${truncate(d.waiting, 19)}` : ''));
+  seats.select('.seat-wait').text((d) => (d.waiting ? truncate(d.waiting, 21) : ''));
 
-  const clerk = root
-    .selectAll<SVGTextElement, LedgerStrip['horizon']>('text.clerk')
-    .data([strip.horizon])
+  const top = rows * (SEAT_H + GAP) + PAD;
+  root
+    .selectAll<SVGTextElement, string>('text.clerk')
+    .data(clerkLines)
     .join('text')
     .attr('class', 'clerk')
     .attr('x', PAD)
-    .attr('y', height - 10);
-  clerk.text((h) =>
-    h
-      ? `Clerk (VACUUM): cannot file what died after XID ${h.cutoff}, the removable cutoff.`
-      : 'Clerk (VACUUM): has not run yet.',
-  );
+    .attr('y', (_d, i) => top + (i + 1) * LINE_H)
+    .text((d) => d);
   return { width, height };
+}
+
+/** What the clerk says after VACUUM reported `cutoff`, in the strip's terms. */
+export function clerkWords(cutoff: string): string {
+  return `Clerk (VACUUM): last removable cutoff XID ${cutoff}. Rows deleted by XID ${cutoff} or later stay until it moves.`;
+}
+
+/** `text` in lines of at most `width` px, at the strip's approximate 6.6 px a character. */
+function wrap(text: string, width: number): string[] {
+  const max = Math.max(12, Math.floor(width / CHAR_W));
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > max) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines;
 }
 
 function truncate(text: string, max: number): string {

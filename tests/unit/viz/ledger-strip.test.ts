@@ -1,6 +1,11 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
-import { describeStrip, drawLedgerStrip, pageLabel } from '../../../src/viz/ledger-strip';
+import {
+  clerkWords,
+  describeStrip,
+  drawLedgerStrip,
+  pageLabel,
+} from '../../../src/viz/ledger-strip';
 import { session } from './sessions';
 
 function newSvg(): SVGSVGElement {
@@ -50,8 +55,26 @@ describe('drawLedgerStrip', () => {
       'snapshot ~755',
       'open, no XID',
     ]);
-    expect(seats[2]!.querySelector('.seat-wait')!.textContent).toBe('waits: Lock/transactionid');
+    expect(seats[2]!.querySelector('.seat-state')!.textContent).toBe('active, waiting on:');
+    expect(seats[2]!.querySelector('.seat-wait')!.textContent).toBe('Lock/transactionid');
     expect(svg.querySelector('.clerk')!.textContent).toContain('XID 754');
+  });
+
+  it('says nothing of the clerk before VACUUM has run, and wraps its words on a phone', () => {
+    const svg = newSvg();
+    drawLedgerStrip(svg, { seats: [writer], horizon: null }, { width: 320 });
+    expect(svg.querySelectorAll('.clerk')).toHaveLength(0);
+    const { height } = drawLedgerStrip(
+      svg,
+      { seats: [writer], horizon: { cutoff: '754', holderPid: 1 } },
+      { width: 320 },
+    );
+    const lines = [...svg.querySelectorAll('.clerk')].map((t) => t.textContent!);
+    expect(lines.length).toBeGreaterThan(1);
+    expect(lines.join(' ')).toBe(clerkWords('754'));
+    for (const line of lines) expect(line.length * 6.6).toBeLessThanOrEqual(320 - 12);
+    const last = [...svg.querySelectorAll('.clerk')].at(-1)!;
+    expect(Number(last.getAttribute('y'))).toBeLessThanOrEqual(height);
   });
 
   it('keeps each page label short enough for its page, and says it all in words', () => {
