@@ -574,7 +574,7 @@ function CounterBody({ engine, setRootData, related }: DemoContext & { related: 
       </div>
       {happenings.length > 0 ? (
         <div className="counter-happenings">
-          <h3>What just happened</h3>
+          <h2>What just happened</h2>
           <ul>
             {happenings.map((h, i) => (
               <li key={`${i}-${h}`}>{h}</li>
@@ -586,7 +586,7 @@ function CounterBody({ engine, setRootData, related }: DemoContext & { related: 
         {announcement}
       </p>
       <aside className="counter-guide" aria-label="What you are looking at">
-        <h3>What you are looking at</h3>
+        <h2>What you are looking at</h2>
         <p>
           Each seat is a connection; a ledger page in front of it is a transaction open on it, with
           the XID it holds. The clerk is VACUUM: it cannot file away rows that died after the oldest
