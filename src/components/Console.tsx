@@ -24,25 +24,44 @@ import {
 import { DemoShell, describeProgress, type DemoContext } from './DemoShell';
 import { runScript } from './run-script';
 import { editorTheme, sqlHighlightStyle } from './sql-highlight';
-import { summarise, summariseError } from './console-text';
+import { sentence, summarise, summariseError } from './console-text';
 import { ErrorView, NoticeList, ResultList } from './Output';
 import { emptyHistory, remember, step, type StatementHistory } from './statement-history';
 import { describeSession, SessionTabs, tabIds, type SessionTab } from './SessionTabs';
 
-const STARTING_SQL = `-- Ctrl+Enter (⌘+Enter on a Mac) runs everything in this box.
+export const STARTING_SQL = `-- Ctrl+Enter (⌘+Enter on a Mac) runs everything in this box.
 CREATE TABLE IF NOT EXISTS jobs (
-  id    bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  kind  text NOT NULL,
-  state text NOT NULL DEFAULT 'queued'
+  id     bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  kind   text NOT NULL,
+  status text NOT NULL DEFAULT 'queued'
 );
 INSERT INTO jobs (kind) VALUES ('convert'), ('email'), ('thumbnail');
-SELECT id, kind, state FROM jobs ORDER BY id;`;
+SELECT id, kind, status FROM jobs ORDER BY id;`;
 
-/** What a tab handed over by a demo starts with: the session is as the demo left it. */
-const ADOPTED_SQL = `-- This session is in the state the demo left it: its transaction, if one is open,
--- is still open. Try COMMIT, or ask what everyone holds:
-SELECT pid, application_name, state, backend_xid, backend_xmin, wait_event_type, wait_event
+const WHO_HOLDS_WHAT = `SELECT pid, application_name, state, backend_xid, backend_xmin,
+       wait_event_type, wait_event
   FROM pg_stat_activity ORDER BY pid;`;
+
+/**
+ * What a tab handed over by a demo starts with, for the state the demo left its session in
+ * (pg_stat_activity's `state`).
+ */
+export function adoptedSql(state: string | undefined, pending: boolean): string {
+  if (pending)
+    return `-- The demo's statement on this session is still waiting. Run is back once it
+-- answers (in the demo's lane above), or Cancel it. Meanwhile, another tab can ask:
+${WHO_HOLDS_WHAT}`;
+  if (state === 'idle in transaction')
+    return `-- This session's transaction is still open, as the demo left it.
+-- COMMIT or ROLLBACK ends it. First, see what every session holds:
+${WHO_HOLDS_WHAT}`;
+  if (state === 'idle in transaction (aborted)')
+    return `-- This session's transaction failed: only ROLLBACK ends it.
+ROLLBACK;`;
+  return `-- This session is as the demo left it, with no transaction open. Ask what every
+-- session holds, or run anything:
+${WHO_HOLDS_WHAT}`;
+}
 
 /** What the console shows below the editor after a run. */
 type Outcome =
@@ -58,10 +77,17 @@ const POLL_MS = 1000;
 const FIRST_TAB_NAME = 'you';
 
 /** The SQL console demo (`console`): sessions in tabs, an editor, Run and Reset, and PostgreSQL's answers. */
-export function Console({ embed = false }: { embed?: boolean }) {
+export function Console({
+  embed = false,
+  startingSql,
+}: {
+  embed?: boolean;
+  /** What the first tab's editor holds at first, for a page that has its own tables. */
+  startingSql?: string;
+}) {
   return (
     <DemoShell demo="console" embed={embed}>
-      {(context) => <ConsoleBody {...context} />}
+      {(context) => <ConsoleBody {...context} startingSql={startingSql} />}
     </DemoShell>
   );
 }
@@ -73,6 +99,10 @@ export interface AdoptedSession {
   label: string;
   applicationName: string;
   session: Session;
+  /** Its pg_stat_activity state when it was handed over. */
+  state?: string;
+  /** A statement the demo sent that has not answered yet: the tab is busy until `done`. */
+  pending?: { what: string; done: Promise<void> };
 }
 
 /**
@@ -87,13 +117,22 @@ export function ConsoleBody({
   restart,
   setRootData,
   adopt,
-}: DemoContext & { adopt?: AdoptedSession[] }) {
+  onReset,
+  startingSql = STARTING_SQL,
+}: DemoContext & {
+  startingSql?: string;
+  adopt?: AdoptedSession[];
+  /** Replaces Reset (the engine restarted): the demo that handed its sessions over restarts. */
+  onReset?: () => Promise<void>;
+}) {
   const idBase = useId();
   const rootRef = useRef<HTMLDivElement>(null);
   const [adopted] = useState(() =>
     (adopt ?? []).map((a, key) => ({
       tab: { key, label: a.label, applicationName: a.applicationName },
       session: a.session,
+      state: a.state,
+      pending: a.pending,
     })),
   );
   const nextKeyRef = useRef(Math.max(1, adopted.length));
@@ -187,7 +226,24 @@ export function ConsoleBody({
     setRootData({ runs: String(finishedRuns) });
   }, [finishedRuns, setRootData]);
 
-  const anyRunning = runningKeys.size > 0;
+  // Tabs handed over with a demo's statement still waiting, until it answers.
+  const [inheritedKeys, setInheritedKeys] = useState<ReadonlySet<number>>(
+    () => new Set(adopted.filter((a) => a.pending).map((a) => a.tab.key)),
+  );
+  useEffect(() => {
+    let alive = true;
+    for (const a of adopted) {
+      void a.pending?.done.then(() => {
+        if (!alive) return;
+        setInheritedKeys((keys) => new Set([...keys].filter((key) => key !== a.tab.key)));
+        void refresh();
+      });
+    }
+    return () => {
+      alive = false;
+    };
+  }, [adopted, refresh]);
+  const anyRunning = runningKeys.size > 0 || inheritedKeys.size > 0;
   useEffect(() => {
     if (!anyRunning) return;
     const timer = setInterval(() => void refresh(), POLL_MS);
@@ -328,6 +384,7 @@ export function ConsoleBody({
       />
       {tabs.map((tab) => {
         const id = sessionIds.get(tab.key);
+        const adoptedTab = adopted.find((a) => a.tab.key === tab.key);
         return (
           <SessionPanel
             key={tab.key}
@@ -335,12 +392,13 @@ export function ConsoleBody({
             tab={tab}
             active={tab.key === activeKey}
             initialSql={
-              adopted.some((a) => a.tab.key === tab.key)
-                ? ADOPTED_SQL
+              adoptedTab
+                ? adoptedSql(adoptedTab.state, !!adoptedTab.pending)
                 : !adopted.length && tab.key === tabs[0]?.key
-                  ? STARTING_SQL
+                  ? startingSql
                   : ''
             }
+            demoPending={adoptedTab?.pending}
             info={id === undefined ? undefined : infos.find((info) => info.id === id)}
             engine={engine}
             openSession={openTabSession}
@@ -352,7 +410,8 @@ export function ConsoleBody({
             canClose={tabs.length > 1}
             onRename={rename}
             onClose={closeTab}
-            onReset={reset}
+            onReset={onReset ?? reset}
+            resetLabel={onReset ? 'Restart the demo' : 'Reset'}
             onRunStart={onRunStart}
             onRunEnd={onRunEnd}
           />
@@ -383,6 +442,9 @@ interface SessionPanelProps {
   onRename: (key: number, label: string) => void;
   onClose: (key: number) => void;
   onReset: () => Promise<void>;
+  resetLabel: string;
+  /** The demo's statement still waiting on this tab's session, when it was handed over. */
+  demoPending?: { what: string; done: Promise<void> };
   onRunStart: (key: number) => void;
   onRunEnd: (key: number) => void;
 }
@@ -405,6 +467,8 @@ function SessionPanel({
   onRename,
   onClose,
   onReset,
+  resetLabel,
+  demoPending,
   onRunStart,
   onRunEnd,
 }: SessionPanelProps) {
@@ -419,6 +483,19 @@ function SessionPanel({
   const initialDocRef = useRef(initialSql);
   const [running, setRunning] = useState(false);
   const [status, setStatus] = useState<string | null>(null);
+  // Busy, as if running, until the demo's statement answers.
+  const [inherited, setInherited] = useState(demoPending !== undefined);
+  useEffect(() => {
+    let alive = true;
+    void demoPending?.done.then(() => {
+      if (!alive) return;
+      setInherited(false);
+      setStatus(`${capital(demoPending.what)} has answered (its output is in the demo's lane).`);
+    });
+    return () => {
+      alive = false;
+    };
+  }, [demoPending]);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const hintId = useId();
   const ids = tabIds(idBase, tab.key);
@@ -542,8 +619,8 @@ function SessionPanel({
     if (active) viewRef.current?.requestMeasure();
   }, [active]);
 
-  const busy = running || resetting;
-  const waiting = running && info?.state === 'active' && info.waitEventType !== null;
+  const busy = running || resetting || inherited;
+  const waiting = (running || inherited) && info?.state === 'active' && info.waitEventType !== null;
   const sleeping = waiting && info?.waitEvent === 'PgSleep';
   const liveStatus =
     engineStatus ??
@@ -554,7 +631,9 @@ function SessionPanel({
           (info.watchdog
             ? ' Modelled: PGlite gave no answer while a parked transaction held locks, so the watchdog took this for a lock wait; it runs again when that transaction ends.'
             : '')
-        : (status ?? resetStatus ?? 'Ready. Nothing has run yet.'));
+        : inherited && demoPending
+          ? `${capital(demoPending.what)} is still running.`
+          : (status ?? resetStatus ?? 'Ready. Nothing has run yet.'));
 
   return (
     <div role="tabpanel" id={ids.panel} aria-labelledby={ids.tab} hidden={!active}>
@@ -587,7 +666,7 @@ function SessionPanel({
               if (!resetting) void onReset();
             }}
           >
-            Reset
+            {resetLabel}
           </button>
           {waiting ? (
             <>
@@ -598,7 +677,7 @@ function SessionPanel({
                 Cancel
               </button>
             </>
-          ) : running ? (
+          ) : running || inherited ? (
             <span className="console-running">Running…</span>
           ) : null}
         </div>
@@ -746,8 +825,8 @@ function OutcomeView({ outcome }: { outcome: Outcome }) {
       return (
         <div className="console-limit" role="region" aria-label="Limit of the in-browser engine">
           <p>
-            {`Not expressible in the browser: ${outcome.message}`} This is a limit of the in-browser
-            engine (many sessions sharing PGlite’s one backend), not a PostgreSQL error.
+            {`Not expressible in the browser: ${sentence(outcome.message)}`} This is a limit of the
+            in-browser engine (many sessions sharing PGlite’s one backend), not a PostgreSQL error.
           </p>
         </div>
       );
@@ -780,4 +859,8 @@ function NoticesView({ outcome }: { outcome: Outcome }) {
         ? outcome.partial.notices
         : [];
   return <NoticeList notices={notices} />;
+}
+
+function capital(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

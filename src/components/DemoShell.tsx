@@ -28,6 +28,11 @@ export interface DemoContext {
    * read (e.g. `{ runs: '3' }` becomes `data-runs="3"`).
    */
   setRootData: (data: Record<string, string>) => void;
+  /**
+   * Tells an embedding page, once, that the demo can be used. Opening the first session
+   * does it; a demo that shows a recording, and opens none, calls this itself.
+   */
+  announceReady: () => void;
 }
 
 /** The message an embedded demo sends its parent page whenever its height changes. */
@@ -86,14 +91,10 @@ export function DemoShell({ demo, embed = false, children }: DemoShellProps) {
 
   // In an embed, the parent page hears once that the demo can be used: its engine has
   // started and the demo has opened its first session.
+  const announceReady = useMemo(() => readyAnnouncer(demo, embed), [demo, embed]);
   const engine = useMemo(
-    () =>
-      noticingFirstSession(getPageEngine(), () => {
-        if (!embed || window.parent === window) return;
-        const message: ReadyMessage = { type: 'seat-ledger:ready', demo };
-        window.parent.postMessage(message, '*');
-      }),
-    [demo, embed],
+    () => noticingFirstSession(getPageEngine(), announceReady),
+    [announceReady],
   );
 
   const run = useCallback(async (how: 'start' | 'restart') => {
@@ -171,7 +172,7 @@ export function DemoShell({ demo, embed = false, children }: DemoShellProps) {
     >
       <AddressProblems problems={params?.problems.map(describeEmbedProblem) ?? []} />
       {showBody ? (
-        children({ engine, state, progress, restart, setRootData })
+        children({ engine, state, progress, restart, setRootData, announceReady })
       ) : state === 'error' ? (
         <div className="demo-placeholder demo-error" role="alert">
           <p>
@@ -259,22 +260,29 @@ export function startLabel(engineBytes: number): string {
   return `Start PostgreSQL (about ${Math.round(engineBytes / 1_000_000)} MB)`;
 }
 
-/**
- * `engine` as a demo sees it: calls `onFirstSession` once, when the first of its sessions
- * has opened, and passes everything straight through.
- */
-function noticingFirstSession(engine: PageEngine, onFirstSession: () => void): PageEngine {
+/** Posts `seat-ledger:ready` to the embedding page the first time it is called. */
+function readyAnnouncer(demo: string, embed: boolean): () => void {
   let told = false;
+  return () => {
+    if (told || !embed || window.parent === window) return;
+    told = true;
+    const message: ReadyMessage = { type: 'seat-ledger:ready', demo };
+    window.parent.postMessage(message, '*');
+  };
+}
+
+/**
+ * `engine` as a demo sees it: calls `onSession` each time one of its sessions has opened
+ * (the announcer above speaks only the first time), and passes everything straight through.
+ */
+function noticingFirstSession(engine: PageEngine, onSession: () => void): PageEngine {
   return {
     kind: engine.kind,
     start: (onProgress) => engine.start(onProgress),
     restart: (onProgress) => engine.restart(onProgress),
     openSession: async (options) => {
       const session = await engine.openSession(options);
-      if (!told) {
-        told = true;
-        onFirstSession();
-      }
+      onSession();
       return session;
     },
     listSessions: () => engine.listSessions(),

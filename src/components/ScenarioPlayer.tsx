@@ -1,5 +1,4 @@
 import {
-  type ReactNode,
   useCallback,
   useEffect,
   useId,
@@ -9,11 +8,10 @@ import {
   type KeyboardEvent,
 } from 'react';
 import type { SessionInfo } from '../engine/session-info';
-import type { ClaimCheck } from '../scenario/claims';
 import {
   chosenOptions,
   isRecorded,
-  PlanError,
+  planCountdown,
   planSteps,
   type PlannedStep,
   type Selection,
@@ -22,14 +20,27 @@ import { ScenarioPlay, type Playback, type StepReport } from '../scenario/play';
 import { RecordedPlay } from '../scenario/recorded-play';
 import { recordedRun, shortVersion, type Recording } from '../scenario/recording';
 import type { Scenario } from '../scenario/schema';
-import type { SeatedSession } from '../viz/counter-picture';
-import { drawLedgerStrip, type LedgerStrip } from '../viz/ledger-strip';
 import { ConsoleBody, type AdoptedSession } from './Console';
 import { AddressProblems } from './AddressProblems';
 import { DemoShell, type DemoContext } from './DemoShell';
-import { ErrorView, NoticeList, ResultList } from './Output';
+import { ActionButton } from './player/ActionButton';
+import { Choices } from './player/Choices';
+import { Lane } from './player/Lane';
+import { Quotes } from './player/Quotes';
+import { Seats } from './player/Seats';
+import { readTally, Tally } from './player/Tally';
+import {
+  chainedAfter,
+  describeBusy,
+  emptyRun,
+  hasSteps,
+  firstLine,
+  plainError,
+  Stopped,
+  type Busy,
+  type RunView,
+} from './player/words';
 import { readScenarioParams, scenarioSearch } from './scenario-params';
-import { describeSession } from './SessionTabs';
 import '../styles/player.css';
 
 export interface ScenarioPlayerProps {
@@ -39,6 +50,10 @@ export interface ScenarioPlayerProps {
   /** PostgreSQL 18's output for the options PGlite cannot show (content/recordings/). */
   recording?: Recording;
   embed?: boolean;
+  /** Shows the scenario's title as a heading (not on the demo's own page, which has one). */
+  heading?: boolean;
+  /** Keeps the address bar on the reader's choices and step, so a reload comes back there. */
+  followUrl?: boolean;
 }
 
 /** A scenario demo: the reader's choices, then the steps one by one on their own sessions. */
@@ -57,51 +72,16 @@ const PLAY_PAUSE_MS = 1500;
 /** How often the seats and badges are refreshed while the demo is on screen. */
 const POLL_MS = 400;
 
-/** What the player is doing that the reader must wait for. */
-type Busy =
-  | { kind: 'starting' }
-  | { kind: 'step' }
-  | { kind: 'delay'; until: number; ms: number }
-  | { kind: 'replay'; to: number; seconds: number };
-
-/** The run on screen: its steps and what each has shown. */
-interface RunView {
-  generation: number;
-  steps: PlannedStep[];
-  reports: (StepReport | undefined)[];
-  position: number;
-  recorded: boolean;
-  done: boolean;
-  /** Values kept by the run's steps (XIDs, cutoffs), to point at in the output. */
-  kept: Record<string, string | null>;
-}
-
-const emptyRun: RunView = {
-  generation: 0,
-  steps: [],
-  reports: [],
-  position: 0,
-  recorded: false,
-  done: false,
-  kept: {},
-};
-
-class Stopped extends Error {}
-
-function plainError(error: unknown): string {
-  if (error instanceof PlanError) return error.message;
-  const text = error instanceof Error ? error.message : String(error);
-  return `The demo could not go on: ${text}. Restart tries again from the beginning.`;
-}
-
 function PlayerBody({
   demo,
   scenario,
   recording,
   embed = false,
+  heading = true,
+  followUrl = false,
   context,
 }: ScenarioPlayerProps & { context: DemoContext }) {
-  const { engine, setRootData } = context;
+  const { engine, setRootData, announceReady } = context;
   const ids = useId();
   const stepsFor = useCallback(
     (selection: Selection) => {
@@ -121,6 +101,8 @@ function PlayerBody({
   const [failure, setFailure] = useState<string | null>(null);
   const [handedOff, setHandedOff] = useState<AdoptedSession[] | null>(null);
   const [infos, setInfos] = useState<SessionInfo[]>([]);
+  /** Every pid the seats have shown: one seen and now missing has ended. */
+  const [seen, setSeen] = useState<ReadonlySet<number>>(() => new Set());
   const [now, setNow] = useState(() => Date.now());
   const [copied, setCopied] = useState<string | null>(null);
   const tallyKey = `seat-ledger:tally:${scenario.id}`;
@@ -133,6 +115,8 @@ function PlayerBody({
     busyRef.current = busy;
   }, [busy]);
   const measureRef = useRef<{ step: number; at: number } | null>(null);
+  /** For steps still waiting when the console took over: resolves its tab's wait. */
+  const waitersRef = useRef(new Map<number, () => void>());
   const [pids, setPids] = useState<number[]>([]);
 
   const recordedEvents = useMemo(
@@ -142,7 +126,7 @@ function PlayerBody({
   );
 
   /** Waits `ms` before a step, showing a countdown; Stop ends the wait and the step is not sent. */
-  const sleep = useCallback((ms: number) => {
+  const sleep = useCallback((ms: number, before: PlannedStep) => {
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         stopRef.current = null;
@@ -156,20 +140,40 @@ function PlayerBody({
         stopRef.current = null;
         reject(new Stopped());
       };
-      if (busyRef.current?.kind !== 'replay')
-        setBusy({ kind: 'delay', until: Date.now() + ms, ms });
+      if (busyRef.current?.kind !== 'replay') {
+        setNow(Date.now());
+        setBusy({ kind: 'delay', until: Date.now() + ms, ms, before });
+      }
     });
   }, []);
 
   const report = useCallback(
     (generation: number, r: StepReport, playback: Playback, selected: Selection) => {
       if (generation !== generationRef.current) return;
+      // The server's own clock (a timeout) starts when the countdown's step has answered.
+      const countdown = planCountdown(scenario, selected, playback.steps);
+      const starts =
+        countdown?.step === r.step.index &&
+        r.status === 'completed' &&
+        playback instanceof ScenarioPlay;
       setRun((view) => {
         if (view.generation !== generation) return view;
         const reports = [...view.reports];
         reports[r.step.index] = r;
-        return { ...view, reports, kept: { ...playback.kept } };
+        return {
+          ...view,
+          reports,
+          position: playback.position,
+          kept: { ...playback.kept },
+          ...(starts ? { deadline: Date.now() + countdown.ms } : {}),
+        };
       });
+      if (starts) setNow(Date.now());
+      // A statement the console's tab was waiting for has answered.
+      if (r.status !== 'waiting') {
+        waitersRef.current.get(r.step.index)?.();
+        waitersRef.current.delete(r.step.index);
+      }
       // The reader's answer for the tally (horizon), once the deciding step has run.
       const t = scenario.tally;
       const value = t && r.status === 'completed' ? playback.kept[t.value] : undefined;
@@ -184,7 +188,7 @@ function PlayerBody({
         return next;
       });
     },
-    [scenario.tally, tallyKey],
+    [scenario, tallyKey],
   );
 
   /** Starts a fresh run of `next` and plays its first `toStep` steps (Back and step=N). */
@@ -237,9 +241,10 @@ function PlayerBody({
           const seconds = steps.slice(0, toStep).reduce((sum, s) => sum + s.afterMs, 0) / 1000;
           setBusy({ kind: 'replay', to: toStep, seconds });
           while (playback.position < toStep && !playback.done) {
+            const from = playback.position;
             await playback.next();
             if (generation !== generationRef.current) return;
-            setRun((view) => ({ ...view, position: playback.position, done: playback.done }));
+            setRun((view) => ({ ...view, from, position: playback.position, done: playback.done }));
           }
         }
         setRun((view) =>
@@ -253,13 +258,15 @@ function PlayerBody({
             : view,
         );
         setBusy(null);
+        // A recorded run opens no session: the demo is ready once it is on screen.
+        announceReady();
       } catch (error) {
         if (generation !== generationRef.current) return;
         setBusy(null);
         if (!(error instanceof Stopped)) setFailure(plainError(error));
       }
     },
-    [engine, recording, report, scenario, sleep],
+    [announceReady, engine, recording, report, scenario, sleep],
   );
 
   // The first run starts as the demo comes up (and when the engine restarts).
@@ -284,6 +291,8 @@ function PlayerBody({
     measureRef.current = { step: playback.position, at: performance.now() };
     performance.mark('seat-ledger:next');
     setBusy({ kind: 'step' });
+    const from = playback.position;
+    setRun((view) => ({ ...view, from }));
     try {
       await playback.next();
     } catch (error) {
@@ -308,9 +317,10 @@ function PlayerBody({
   }, []);
 
   const restart = useCallback(() => void begin(selection, 0), [begin, selection]);
+  // Back undoes the latest Next, with the steps chained to it.
   const back = useCallback(
-    () => void begin(selection, Math.max(0, run.position - 1)),
-    [begin, selection, run.position],
+    () => void begin(selection, run.from < run.position ? run.from : Math.max(0, run.position - 1)),
+    [begin, selection, run.from, run.position],
   );
 
   // Play: the next step, a pause to read it, and so on until the end or Stop.
@@ -320,12 +330,13 @@ function PlayerBody({
     return () => clearTimeout(timer);
   }, [autoplay, busy, run.done, run.position, failure, handedOff, next]);
 
-  // The countdown before a delayed step.
+  // The countdowns: before a delayed step, and to the server's deadline once it is set.
+  const ticking = busy?.kind === 'delay' || (run.deadline !== null && now < run.deadline + 1000);
   useEffect(() => {
-    if (busy?.kind !== 'delay') return;
+    if (!ticking) return;
     const timer = setInterval(() => setNow(Date.now()), 100);
     return () => clearInterval(timer);
-  }, [busy]);
+  }, [ticking, run.deadline]);
 
   // The seats and badges: the engine's own view of the sessions, refreshed while shown.
   useEffect(() => {
@@ -334,7 +345,11 @@ function PlayerBody({
     const refresh = () =>
       engine.listSessions().then(
         (list) => {
-          if (alive) setInfos((old) => (JSON.stringify(old) === JSON.stringify(list) ? old : list));
+          if (!alive) return;
+          setInfos((old) => (JSON.stringify(old) === JSON.stringify(list) ? old : list));
+          setSeen((old) =>
+            list.every((x) => old.has(x.pid)) ? old : new Set([...old, ...list.map((x) => x.pid)]),
+          );
         },
         () => {},
       );
@@ -344,7 +359,8 @@ function PlayerBody({
       alive = false;
       clearInterval(timer);
     };
-  }, [engine, run.recorded, run.generation]);
+    // Each report refreshes them at once: a step's effect shows with its output.
+  }, [engine, run.recorded, run.generation, run.reports]);
 
   // Time from Next to the step's output on screen, for the benchmark.
   useEffect(() => {
@@ -385,6 +401,25 @@ function PlayerBody({
     setRootData,
   ]);
 
+  // The address follows the reader, so a reload or a shared address comes back here.
+  useEffect(() => {
+    if (!followUrl || busy?.kind === 'starting' || busy?.kind === 'replay') return;
+    const search = scenarioSearch(scenario, selection, run.position);
+    if (search === location.search.replace(/^\?/, '')) return;
+    const url = new URL(location.href);
+    url.search = search;
+    history.replaceState(history.state, '', url);
+  }, [followUrl, busy, scenario, selection, run.position]);
+
+  // The step just sent comes into view (the lanes can be taller than the screen).
+  const rootRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (run.position === 0 || busy?.kind === 'replay' || busy?.kind === 'starting') return;
+    rootRef.current
+      ?.querySelector(`.step-box[data-step="${run.position}"]`)
+      ?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+  }, [run.position, busy]);
+
   const choose = (next: Selection) => {
     setSelection(next);
     void begin(next, 0);
@@ -394,14 +429,48 @@ function PlayerBody({
     const playback = playbackRef.current;
     if (!(playback instanceof ScenarioPlay)) return;
     stop();
+    // Steps still waiting go on being watched: each answers in its lane when it completes,
+    // and its console tab stays busy until then.
+    playback.watchWaiting();
+    const lanes = scenario.sessions.map((_s, i) => i).filter((i) => hasSteps(run, i));
     setHandedOff(
-      scenario.sessions.map((s, i) => ({
-        label: s.name,
-        applicationName: s.application_name ?? s.name,
-        session: playback.session(i),
-      })),
+      lanes.map((i) => {
+        const s = scenario.sessions[i]!;
+        const waiting = run.steps.find(
+          (step) => step.session === i && run.reports[step.index]?.status === 'waiting',
+        );
+        const session = playback.session(i);
+        return {
+          label: s.name,
+          applicationName: s.application_name ?? s.name,
+          session,
+          state: infos.find((x) => x.pid === session.pid)?.state,
+          ...(waiting
+            ? {
+                pending: {
+                  what: `the demo's step ${waiting.index + 1}`,
+                  done: new Promise<void>((resolve) =>
+                    waitersRef.current.set(waiting.index, resolve),
+                  ),
+                },
+              }
+            : {}),
+        };
+      }),
     );
   };
+
+  // The console's Restart: the demo again from the start, and the focus back on Next.
+  const restartFromConsole = useCallback(async () => {
+    await begin(selection, 0);
+    rootRef.current?.querySelector<HTMLElement>('.player-controls .button-primary')?.focus();
+  }, [begin, selection]);
+
+  // The console, once it is there, takes the focus: its heading is read first.
+  const consoleHeadingRef = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (handedOff) consoleHeadingRef.current?.focus();
+  }, [handedOff]);
 
   const copyLink = () => {
     const url = new URL(location.href);
@@ -430,24 +499,26 @@ function PlayerBody({
     action();
   };
 
-  const current = run.position > 0 ? run.steps[run.position - 1] : undefined;
+  // What the latest Next sent: one step, or one and the steps chained to it.
+  const narrated = run.steps.slice(Math.min(run.from, run.position - 1), run.position);
   const upcoming = run.steps[run.position];
-  const pending = run.steps.filter((s) => run.reports[s.index]?.status === 'waiting');
+  const countdown = run.recorded ? null : planCountdown(scenario, selection, run.steps);
   const options = chosenOptions(scenario, selection);
   const recordedBecause = options.find(({ option }) => option.recorded)?.option.recorded_because;
   const marks = useMemo(
     () =>
-      new Set(Object.values(run.kept).filter((v): v is string => v !== null && /^\d+$/.test(v))),
+      // Numbers worth pointing at (XIDs, cutoffs), not the 1s and 0s every table holds.
+      new Set(Object.values(run.kept).filter((v): v is string => v !== null && /^\d{3,}$/.test(v))),
     [run.kept],
   );
 
-  const status = describeBusy(busy, now, run, upcoming, scenario);
+  const status = describeBusy(busy, now, run, scenario);
   const playing = autoplay || busy?.kind === 'delay';
 
   return (
-    <div className="player" onKeyDown={onKeyDown}>
+    <div className="player" onKeyDown={onKeyDown} ref={rootRef}>
       <header className="player-head">
-        <h2 className="player-title">{scenario.title}</h2>
+        {heading ? <h2 className="player-title">{scenario.title}</h2> : null}
         <p>{scenario.summary}</p>
       </header>
 
@@ -505,13 +576,15 @@ function PlayerBody({
       </p>
 
       <section className="player-narration" aria-label="What happens">
-        {current ? (
-          <>
-            <p className="player-step-number">
-              Step {current.index + 1}: {scenario.sessions[current.session]!.name}
-            </p>
-            <p>{current.say}</p>
-          </>
+        {narrated.length ? (
+          narrated.map((step) => (
+            <div key={step.index} className="player-said">
+              <p className="player-step-number">
+                Step {step.index + 1}: {scenario.sessions[step.session]!.name}
+              </p>
+              <p>{step.say}</p>
+            </div>
+          ))
         ) : (
           <p>Press Next to send the first step.</p>
         )}
@@ -519,7 +592,16 @@ function PlayerBody({
           <p className="player-upcoming">
             Next: {scenario.sessions[upcoming.session]!.name} sends{' '}
             <code>{firstLine(upcoming.sql)}</code>
-            {upcoming.afterMs > 0 ? `, ${upcoming.afterMs / 1000} s later` : ''}.
+            {upcoming.afterMs > 0 ? `, ${upcoming.afterMs / 1000} s after you press Next` : ''}
+            {chainedAfter(run.steps, upcoming)}.
+          </p>
+        ) : null}
+        {countdown && run.deadline !== null ? (
+          <p className="player-countdown" role="timer" aria-live="off">
+            {now < run.deadline
+              ? `By the server's clock, ${countdown.says} in ${((run.deadline - now) / 1000).toFixed(1)} s.`
+              : `Time is up: by now ${countdown.says}.`}{' '}
+            <span className="hint">(Timed in this page; the server keeps its own time.)</span>
           </p>
         ) : null}
         {run.done && !failure ? (
@@ -548,27 +630,22 @@ function PlayerBody({
       {run.recorded ? null : <Seats scenario={scenario} run={run} infos={infos} pids={pids} />}
 
       <div className="player-lanes" id={`${ids}-steps`}>
-        {scenario.sessions.map((session, i) => (
-          <Lane
-            key={session.name}
-            scenario={scenario}
-            index={i}
-            run={run}
-            info={run.recorded ? undefined : infos.find((x) => x.pid === pids[i])}
-            recordedOn={run.recorded && recording ? shortVersion(recording.server) : null}
-            marks={marks}
-          />
-        ))}
+        {scenario.sessions.map((session, i) =>
+          // A session this choice sends nothing to has no lane.
+          hasSteps(run, i) ? (
+            <Lane
+              key={session.name}
+              scenario={scenario}
+              index={i}
+              run={run}
+              info={run.recorded ? undefined : infos.find((x) => x.pid === pids[i])}
+              ended={!run.recorded && seen.has(pids[i]!) && !infos.some((x) => x.pid === pids[i])}
+              recordedOn={run.recorded && recording ? shortVersion(recording.server) : null}
+              marks={marks}
+            />
+          ) : null,
+        )}
       </div>
-      {pending.length > 0 ? (
-        <p className="player-waiting">
-          Still waiting:{' '}
-          {pending
-            .map((s) => `${scenario.sessions[s.session]!.name} (step ${s.index + 1})`)
-            .join(', ')}
-          .
-        </p>
-      ) : null}
 
       {scenario.tally ? (
         <Tally
@@ -591,13 +668,15 @@ function PlayerBody({
       </div>
 
       {handedOff ? (
-        <section className="player-console" aria-label="Your console">
-          <h3>Your turn</h3>
+        <section className="player-console" aria-labelledby={`${ids}-console`}>
+          <h3 id={`${ids}-console`} ref={consoleHeadingRef} tabIndex={-1}>
+            Your turn
+          </h3>
           <p>
-            These are the demo’s own sessions, in the state it reached: one tab each. Run anything;
-            Restart above plays the demo again on fresh sessions.
+            These are the demo’s own sessions, in the state it reached: one tab each. Run anything.
+            Restart, here or above, plays the demo again on fresh sessions.
           </p>
-          <ConsoleBody {...context} adopt={handedOff} />
+          <ConsoleBody {...context} adopt={handedOff} onReset={restartFromConsole} />
         </section>
       ) : null}
       {recordedEvents === undefined && isRecorded(scenario, selection) ? (
@@ -607,484 +686,6 @@ function PlayerBody({
   );
 }
 
-/**
- * A button that says it is unavailable (aria-disabled) instead of being disabled, so it
- * keeps the keyboard focus while a step runs.
- */
-function ActionButton({
-  onClick,
-  disabled = false,
-  primary = false,
-  keys,
-  children,
-}: {
-  onClick: () => void;
-  disabled?: boolean;
-  primary?: boolean;
-  keys?: string;
-  children: ReactNode;
-}) {
-  return (
-    <button
-      type="button"
-      className={primary ? 'button-primary' : undefined}
-      aria-disabled={disabled || undefined}
-      aria-keyshortcuts={keys}
-      onClick={() => {
-        if (!disabled) onClick();
-      }}
-    >
-      {children}
-    </button>
-  );
-}
-
-/** The tally the reader filled in on an earlier visit, if the browser kept it. */
-function readTally(key: string): Record<string, number> {
-  try {
-    const saved = JSON.parse(localStorage.getItem(key) ?? '{}') as unknown;
-    return saved && typeof saved === 'object' ? (saved as Record<string, number>) : {};
-  } catch {
-    return {};
-  }
-}
-
 function post(message: Record<string, unknown>): void {
   if (window.parent !== window) window.parent.postMessage(message, '*');
-}
-
-function firstLine(sql: string): string {
-  const line = sql.split('\n')[0]!;
-  return line.length > 70 ? `${line.slice(0, 69)}…` : line;
-}
-
-/** The status line: what the player is doing, in plain words. */
-function describeBusy(
-  busy: Busy | null,
-  now: number,
-  run: RunView,
-  upcoming: PlannedStep | undefined,
-  scenario: Scenario,
-): string {
-  switch (busy?.kind) {
-    case 'starting':
-      return 'Setting up: opening the sessions and creating the tables…';
-    case 'step':
-      return 'Running the step…';
-    case 'delay': {
-      const left = Math.max(0, (busy.until - now) / 1000);
-      const who = upcoming ? scenario.sessions[upcoming.session]!.name : 'the next session';
-      return `${who} goes on in ${left.toFixed(1)} s. Stop holds it here.`;
-    }
-    case 'replay':
-      return `Replaying from the start to step ${busy.to}${busy.seconds >= 1 ? `, about ${Math.ceil(busy.seconds)} s with its waits` : ''}…`;
-    default:
-      if (run.done) return `All ${run.steps.length} steps have run.`;
-      return run.position === 0 ? 'Ready.' : `Step ${run.position} of ${run.steps.length} done.`;
-  }
-}
-
-function Choices({
-  scenario,
-  selection,
-  onChange,
-  disabled,
-}: {
-  scenario: Scenario;
-  selection: Selection;
-  onChange: (s: Selection) => void;
-  disabled: boolean;
-}) {
-  if (scenario.choices.length === 0 && scenario.parameters.length === 0) return null;
-  return (
-    <form className="player-choices" onSubmit={(e) => e.preventDefault()}>
-      {scenario.choices.map((choice) => {
-        const main = choice.options.filter((o) => !o.aside);
-        const aside = choice.options.filter((o) => o.aside);
-        return (
-          <fieldset key={choice.id}>
-            <legend>{choice.label}</legend>
-            {[...main, ...aside].map((option) => (
-              <label key={option.value} className={option.aside ? 'aside' : undefined}>
-                <input
-                  type="radio"
-                  name={choice.id}
-                  value={option.value}
-                  checked={selection.choices[choice.id] === option.value}
-                  disabled={disabled}
-                  onChange={() =>
-                    onChange({
-                      ...selection,
-                      choices: { ...selection.choices, [choice.id]: option.value },
-                    })
-                  }
-                />{' '}
-                {option.label}
-                {option.recorded ? <span className="tag"> recorded</span> : null}
-                {option.aside ? <span className="tag"> not in the article</span> : null}
-              </label>
-            ))}
-          </fieldset>
-        );
-      })}
-      {scenario.parameters.map((p) => (
-        <ParameterField
-          key={`${p.id}=${selection.parameters[p.id]}`}
-          parameter={p}
-          selection={selection}
-          onChange={onChange}
-          disabled={disabled}
-        />
-      ))}
-    </form>
-  );
-}
-
-function ParameterField({
-  parameter,
-  selection,
-  onChange,
-  disabled,
-}: {
-  parameter: Scenario['parameters'][number];
-  selection: Selection;
-  onChange: (s: Selection) => void;
-  disabled: boolean;
-}) {
-  const id = useId();
-  const value = selection.parameters[parameter.id] ?? parameter.default;
-  const [draft, setDraft] = useState(String(value));
-  const commit = () => {
-    const n = Number(draft);
-    const clamped = Number.isFinite(n)
-      ? Math.min(parameter.max, Math.max(parameter.min, n))
-      : value;
-    setDraft(String(clamped));
-    if (clamped !== value)
-      onChange({ ...selection, parameters: { ...selection.parameters, [parameter.id]: clamped } });
-  };
-  return (
-    <p className="player-parameter">
-      <label htmlFor={id}>{parameter.label}</label>{' '}
-      <input
-        id={id}
-        type="number"
-        min={parameter.min}
-        max={parameter.max}
-        step={parameter.step}
-        value={draft}
-        disabled={disabled}
-        onChange={(e) => setDraft(e.target.value)}
-        onBlur={commit}
-        onKeyDown={(e) => {
-          if (e.key === 'Enter') commit();
-        }}
-      />{' '}
-      {parameter.unit}{' '}
-      <span className="hint">
-        ({parameter.min}–{parameter.max}; a new value restarts the demo)
-      </span>
-    </p>
-  );
-}
-
-function Quotes({
-  scenario,
-  selection,
-  run,
-}: {
-  scenario: Scenario;
-  selection: Selection;
-  run: RunView;
-}) {
-  const quoted = chosenOptions(scenario, selection).flatMap(({ option }) =>
-    option.quoted && !scenario.tally ? [option.quoted] : [],
-  );
-  if (quoted.length === 0) return null;
-  return (
-    <aside className="player-quotes" aria-label="Figures quoted from elsewhere">
-      {quoted.map((q) => {
-        const step = q.beside ? run.steps.find((s) => s.id === q.beside) : undefined;
-        const r = step ? run.reports[step.index] : undefined;
-        return (
-          <p key={q.text}>
-            <span className="quote">
-              “{q.text}” (quoted: {q.source}).
-            </span>{' '}
-            {step ? (
-              <span className="measured">
-                {r?.status === 'completed'
-                  ? `Measured in this page: ${scenario.sessions[step.session]!.name}’s step answered after ${formatMs(r.output.elapsedMs)}${run.recorded ? ' (recorded)' : ''}.`
-                  : r?.status === 'waiting'
-                    ? `In this page: ${scenario.sessions[step.session]!.name} is waiting…`
-                    : `In this page: not run yet.`}
-              </span>
-            ) : null}
-          </p>
-        );
-      })}
-    </aside>
-  );
-}
-
-function formatMs(ms: number): string {
-  return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(ms < 10 ? 2 : 1)} ms`;
-}
-
-function Seats({
-  scenario,
-  run,
-  infos,
-  pids,
-}: {
-  scenario: Scenario;
-  run: RunView;
-  infos: SessionInfo[];
-  pids: number[];
-}) {
-  const svgRef = useRef<SVGSVGElement>(null);
-  const wrapRef = useRef<HTMLDivElement>(null);
-  const [width, setWidth] = useState(600);
-  useEffect(() => {
-    const wrap = wrapRef.current;
-    if (!wrap || typeof ResizeObserver === 'undefined') return;
-    const observer = new ResizeObserver(() => setWidth(Math.max(160, wrap.clientWidth)));
-    observer.observe(wrap);
-    return () => observer.disconnect();
-  }, []);
-  const strip = useMemo<LedgerStrip>(() => {
-    const seats: SeatedSession[] = scenario.sessions.flatMap((s, i) => {
-      const info = infos.find((x) => x.pid === pids[i]);
-      if (!info) return [];
-      return [
-        {
-          pid: info.pid,
-          name: s.name,
-          role: 'other',
-          superuser: info.role === 'postgres',
-          state: info.state,
-          xid: info.xid,
-          xactAgeMs: info.xactStart ? 0 : null,
-          waiting: info.waitEventType ? `${info.waitEventType}/${info.waitEvent ?? ''}` : null,
-          blockedByPid: info.blockedByPid,
-          emulated: info.emulated,
-        },
-      ];
-    });
-    const cutoff = lastCutoff(run);
-    return {
-      seats,
-      horizon: cutoff
-        ? { cutoff, holderPid: seats.find((s) => s.xid === cutoff)?.pid ?? null }
-        : null,
-    };
-  }, [scenario, infos, pids, run]);
-  useEffect(() => {
-    if (svgRef.current) drawLedgerStrip(svgRef.current, strip, { width });
-  }, [strip, width]);
-  return (
-    <figure className="player-seats" ref={wrapRef}>
-      <svg ref={svgRef} />
-      <figcaption>
-        Seats are connections; a ledger page is an open transaction, with the XID it holds. Live
-        from the session layer. Modelled: these sessions share PGlite’s one backend, and a snapshot
-        held without an XID (a page marked “snapshot ~N”) is stood in for by a parked transaction
-        with XID N.
-      </figcaption>
-    </figure>
-  );
-}
-
-/** The last removable cutoff VACUUM printed in this run. */
-function lastCutoff(run: RunView): string | null {
-  for (let i = run.reports.length - 1; i >= 0; i--) {
-    const r = run.reports[i];
-    if (r?.status !== 'completed') continue;
-    for (const n of r.output.notices) {
-      const m = /removable cutoff: (\d+)/.exec(n.message);
-      if (m) return m[1]!;
-    }
-  }
-  return null;
-}
-
-function Lane({
-  scenario,
-  index,
-  run,
-  info,
-  recordedOn,
-  marks,
-}: {
-  scenario: Scenario;
-  index: number;
-  run: RunView;
-  info: SessionInfo | undefined;
-  recordedOn: string | null;
-  marks: ReadonlySet<string>;
-}) {
-  const session = scenario.sessions[index]!;
-  const sent = run.steps.filter((s) => s.session === index && s.index < run.position);
-  const latest = sent.at(-1);
-  const earlier = sent.slice(0, -1);
-  const appName = session.application_name ?? session.name;
-  return (
-    <section className="lane" aria-label={`Session ${session.name}`}>
-      <header className="lane-head">
-        <h3>{session.name}</h3>
-        {session.role_in_story ? <p className="lane-role">{session.role_in_story}</p> : null}
-        <p className="lane-badge">
-          {recordedOn ? `recorded on ${recordedOn}` : describeSession(info)}
-          {appName !== session.name ? ` · connected as application_name ${appName}` : ''}
-        </p>
-      </header>
-      {latest ? (
-        <StepBox
-          step={latest}
-          report={run.reports[latest.index]}
-          marks={marks}
-          current={latest.index === run.position - 1}
-        />
-      ) : (
-        <p className="lane-empty">Nothing sent yet.</p>
-      )}
-      {earlier.length > 0 ? (
-        <details className="lane-earlier">
-          <summary>
-            {earlier.length} earlier step{earlier.length === 1 ? '' : 's'}
-          </summary>
-          {earlier.map((s) => (
-            <StepBox
-              key={s.index}
-              step={s}
-              report={run.reports[s.index]}
-              marks={marks}
-              current={false}
-            />
-          ))}
-        </details>
-      ) : null}
-    </section>
-  );
-}
-
-function StepBox({
-  step,
-  report,
-  marks,
-  current,
-}: {
-  step: PlannedStep;
-  report: StepReport | undefined;
-  marks: ReadonlySet<string>;
-  current: boolean;
-}) {
-  return (
-    <div className={`step-box${current ? ' current' : ''}`} data-step={step.index + 1}>
-      <p className="step-label">
-        Step {step.index + 1}
-        {step.params ? ' (extended protocol, with bound parameters)' : ''}
-      </p>
-      <pre className="step-sql">{step.sql}</pre>
-      {!report ? (
-        <p className="step-state">Sent…</p>
-      ) : report.status === 'waiting' ? (
-        <p className="step-state waiting">Waiting: its statement has not finished.</p>
-      ) : report.status === 'refused' ? (
-        <div className="console-limit" role="region" aria-label="Limit of the in-browser engine">
-          <p>
-            Not expressible in the browser: {report.reason} This is a limit of the in-browser
-            engine, not a PostgreSQL error.
-          </p>
-        </div>
-      ) : (
-        <>
-          <p className="step-state">
-            {report.output.waited ? 'Waited, then answered' : 'Answered'} after{' '}
-            {formatMs(report.output.elapsedMs)}.
-          </p>
-          <ResultList results={report.output.results} marks={marks} />
-          {report.output.error ? (
-            <ErrorView
-              query={step.sql}
-              error={report.output.error}
-              label={`Error of step ${step.index + 1}`}
-            />
-          ) : null}
-          <NoticeList
-            notices={report.output.notices}
-            marks={marks}
-            label={`Notices of step ${step.index + 1}`}
-          />
-          <Claims claims={report.claims} />
-        </>
-      )}
-    </div>
-  );
-}
-
-function Claims({ claims }: { claims: ClaimCheck[] }) {
-  if (claims.length === 0) return null;
-  return (
-    <ul className="claims" aria-label="What this step shows">
-      {claims.map((c) => (
-        <li key={c.says} className={c.held ? 'held' : 'failed'}>
-          <span className="claim-mark">{c.held ? '✓ shown:' : '✗ not shown:'}</span> {c.says}{' '}
-          {c.held ? null : <span className="claim-seen">(this run gave: {c.seen})</span>}
-        </li>
-      ))}
-    </ul>
-  );
-}
-
-function Tally({
-  scenario,
-  tally,
-  current,
-}: {
-  scenario: Scenario;
-  tally: Record<string, number>;
-  current: string;
-}) {
-  const t = scenario.tally!;
-  const choice = scenario.choices.find((c) => c.id === t.choice)!;
-  return (
-    <section className="player-tally" aria-label={t.question}>
-      <h3>{t.question}</h3>
-      <p>Your results fill in as you run each state; the article’s answer stands beside yours.</p>
-      <div className="table-scroll" tabIndex={0} role="group" aria-label="Results so far">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">State</th>
-              <th scope="col">Your run</th>
-              <th scope="col">The article</th>
-            </tr>
-          </thead>
-          <tbody>
-            {choice.options.map((o) => {
-              const value = tally[o.value];
-              return (
-                <tr key={o.value} className={o.value === current ? 'current' : undefined}>
-                  <th scope="row">
-                    {o.label}
-                    {o.aside ? ' (not in the article)' : ''}
-                    {o.recorded ? ' (recorded)' : ''}
-                  </th>
-                  <td>
-                    {value === undefined
-                      ? 'not run yet'
-                      : value > 0
-                        ? t.yes.replace('{value}', String(value))
-                        : t.no}
-                  </td>
-                  <td>{o.quoted ? o.quoted.text : 'not covered'}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
-    </section>
-  );
 }

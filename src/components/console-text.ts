@@ -55,3 +55,9 @@ export function summariseError(
 ): string {
   return `${error.severity} ${error.code}: ${error.message}`;
 }
+
+/** `text` as a sentence: ending in a full stop unless it already ends in one, `?` or `!`. */
+export function sentence(text: string): string {
+  const trimmed = text.trim();
+  return /[.?!…]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+}
