@@ -5,13 +5,12 @@ import { readFile } from 'node:fs/promises';
 import type { Engine } from '../types';
 import { apiSession, type CallApi } from './api-engine';
 import { makeEngineApi } from './core';
+import { ensureDataDir } from './datadir';
 import type { Method } from './messages';
 import { engineStartParams } from './settings';
 
-const dataDirPath = new URL('../../../public/engine/pgdata.tar.gz', import.meta.url);
-
 /**
- * Starts PGlite from the prepared data directory (run `npm run datadir` first), with
+ * Starts PGlite from the prepared data directory (built first when it is missing), with
  * `settings` as extra `-c` flags (e.g. a small `max_connections`).
  */
 export async function createNodePgliteEngine(
@@ -33,9 +32,7 @@ export async function createNodePgliteEngine(
 
 /** A bare PGlite from the prepared data directory, as the worker starts it. */
 export async function startNodePglite(settings: Record<string, string> = {}): Promise<PGlite> {
-  const dataDir = await readFile(dataDirPath).catch(() => {
-    throw new Error('No prepared data directory: run `npm run datadir` first.');
-  });
+  const dataDir = await readFile((await ensureDataDir()).path);
   return PGlite.create({
     loadDataDir: new Blob([dataDir]),
     startParams: [
