@@ -6,6 +6,7 @@
 // without the folder.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import type { Engine } from '../src/engine/types.ts';
 import './resolve-ts.ts';
 
 const shared = path.join(process.cwd(), '..', 'shared', 'pg-isolation');
@@ -19,7 +20,6 @@ const { regressSettings, runSpec } = await import('../src/spec/run.ts');
 const { judge } = await import('../src/spec/conformance.ts');
 const { startTestServer } = await import('../src/engine/server/server.ts');
 const { createNodePgliteEngine } = await import('../src/engine/pglite/node.ts');
-type Engine = Awaited<ReturnType<typeof createNodePgliteEngine>>;
 
 const names = readdirSync(path.join(shared, 'specs'))
   .filter((f) => f.endsWith('.spec'))

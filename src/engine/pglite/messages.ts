@@ -4,7 +4,10 @@ import type { JournalEntry } from './sessions';
 /** A method of the engine API that the main thread calls. */
 export type Method = Exclude<keyof EngineApi, 'invoke' | 'replay'>;
 
-/** What the worker needs to boot, fetched and compiled once per page by the main thread. */
+/**
+ * What the worker needs to boot, obtained once per page (fetched and compiled) or once per
+ * Node process (read from disk) by the thread that drives it.
+ */
 export interface BootArtifacts {
   /** pglite.wasm, compiled. */
   wasmModule: WebAssembly.Module;
@@ -24,7 +27,14 @@ export interface Restore {
 
 /** Main thread → worker. Every message has a `type` and a `callId`. */
 export type WorkerRequest =
-  | { type: 'boot'; callId: number; artifacts: BootArtifacts; restore?: Restore }
+  | {
+      type: 'boot';
+      callId: number;
+      artifacts: BootArtifacts;
+      /** Extra `-c` settings PostgreSQL starts with (e.g. a small `max_connections`). */
+      settings?: Record<string, string>;
+      restore?: Restore;
+    }
   | {
       [M in Method]: { type: 'call'; callId: number; method: M; args: Parameters<EngineApi[M]> };
     }[Method];
