@@ -5,7 +5,7 @@
 // Node's worker thread (node-worker.ts) are its two homes.
 import { PGlite } from '@electric-sql/pglite';
 import { makeEngineApi, type EngineApi } from './core';
-import type { WorkerReply, WorkerRequest } from './messages';
+import type { BootArtifacts, WorkerReply, WorkerRequest } from './messages';
 import type { LayerCall } from './sessions';
 import { startParamsWith } from './settings';
 
@@ -15,6 +15,20 @@ const unusedInitdbModule = new WebAssembly.Module(
   new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]),
 );
 
+/** PGlite from what the driving thread handed over, as every worker boots it. */
+export function bootPglite(
+  { wasmModule, fsBundle, dataDir }: BootArtifacts,
+  settings?: Record<string, string>,
+): Promise<PGlite> {
+  return PGlite.create({
+    pgliteWasmModule: wasmModule,
+    initdbWasmModule: unusedInitdbModule,
+    fsBundle,
+    loadDataDir: dataDir,
+    startParams: startParamsWith(settings),
+  });
+}
+
 /** Serves requests from the driving thread, answering each through `post`. */
 export function makeWorkerServer(post: (reply: WorkerReply) => void) {
   let api: EngineApi | undefined;
@@ -22,14 +36,7 @@ export function makeWorkerServer(post: (reply: WorkerReply) => void) {
   async function handle(request: WorkerRequest): Promise<unknown> {
     if (request.type === 'boot') {
       const started = performance.now();
-      const { wasmModule, fsBundle, dataDir } = request.artifacts;
-      const db = await PGlite.create({
-        pgliteWasmModule: wasmModule,
-        initdbWasmModule: unusedInitdbModule,
-        fsBundle,
-        loadDataDir: dataDir,
-        startParams: startParamsWith(request.settings),
-      });
+      const db = await bootPglite(request.artifacts, request.settings);
       api = makeEngineApi(db, {
         stuck: new Set(request.restore?.stuck),
         watch: {
