@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { threadId } from 'node:worker_threads';
 import { engineStartParams } from './settings.ts';
 import { simSchemaSql } from './sim-schema.ts';
 
@@ -63,7 +64,7 @@ async function build(): Promise<Blob> {
 
 /** Writes `data` to `path` through a temporary file, so no reader sees half of it. */
 async function writeWhole(path: string, data: string | Uint8Array): Promise<void> {
-  const temporary = `${path}.${process.pid}.tmp`;
+  const temporary = `${path}.${process.pid}-${threadId}.tmp`;
   await writeFile(temporary, data);
   await rename(temporary, path);
 }
