@@ -12,8 +12,11 @@ export type BareRequest =
   | { type: 'boot'; callId: number; artifacts: BootArtifacts }
   | { type: 'exec'; callId: number; sql: string };
 
-/** Bare worker → bench thread: the request with this `callId` is done, or failed. */
-export type BareReply = { callId: number; error?: string };
+/**
+ * Bare worker → bench thread: the request with this `callId` is done, with what PGlite
+ * returned (sent back as the engine's worker sends its results), or failed.
+ */
+export type BareReply = { callId: number; value?: unknown; error?: string };
 
 const port = parentPort!;
 let db: Awaited<ReturnType<typeof bootPglite>> | undefined;
@@ -24,7 +27,7 @@ port.on('message', (request: BareRequest) => {
       ? bootPglite(request.artifacts).then((booted) => void (db = booted))
       : db!.exec(request.sql);
   done.then(
-    () => port.postMessage({ callId: request.callId } satisfies BareReply),
+    (value) => port.postMessage({ callId: request.callId, value } satisfies BareReply),
     (error: unknown) => port.postMessage({ callId: request.callId, error: String(error) }),
   );
 });
