@@ -41,12 +41,14 @@ export type WorkerRequest =
 
 /**
  * Worker → main thread: the answer to the request with the same `callId`, or news the
- * watchdog needs, tagged with the `callId` of the call it belongs to (0 for none).
+ * watchdog needs, tagged with the `callId` of the call it belongs to (0 for none). Each
+ * carries the calls the worker journaled since its last message, which come before it:
+ * the watchdog reads the journal only after a guarded statement, whose news carries every
+ * call before it, so entries need no message of their own.
  */
-export type WorkerReply =
+export type WorkerReply = (
   | { type: 'done'; callId: number; value: unknown }
   | { type: 'failed'; callId: number; message: string }
-  | { type: 'journal'; callId: number; entry: JournalEntry }
   | {
       type: 'statement';
       callId: number;
@@ -54,4 +56,5 @@ export type WorkerReply =
       sessionId: number;
       guarded: boolean;
       done: boolean;
-    };
+    }
+) & { journal?: JournalEntry[] };

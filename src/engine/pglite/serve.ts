@@ -6,7 +6,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { makeEngineApi, type EngineApi } from './core';
 import type { BootArtifacts, WorkerReply, WorkerRequest } from './messages';
-import type { LayerCall } from './sessions';
+import type { JournalEntry, LayerCall } from './sessions';
 import { startParamsWith } from './settings';
 
 // The smallest valid WebAssembly module. initdb never runs when a data directory is
@@ -29,9 +29,15 @@ export function bootPglite(
   });
 }
 
-/** Serves requests from the driving thread, answering each through `post`. */
-export function makeWorkerServer(post: (reply: WorkerReply) => void) {
+/** Serves requests from the driving thread, answering each through `send`. */
+export function makeWorkerServer(send: (reply: WorkerReply) => void) {
   let api: EngineApi | undefined;
+  /** Calls journaled since the last message; they go with the next one (see WorkerReply). */
+  let journal: JournalEntry[] = [];
+  const post = (reply: WorkerReply) => {
+    send(journal.length ? { ...reply, journal } : reply);
+    journal = [];
+  };
 
   async function handle(request: WorkerRequest): Promise<unknown> {
     if (request.type === 'boot') {
@@ -40,8 +46,12 @@ export function makeWorkerServer(post: (reply: WorkerReply) => void) {
       api = makeEngineApi(db, {
         stuck: new Set(request.restore?.stuck),
         watch: {
-          journal: (entry) => post({ type: 'journal', callId: entry.tag ?? 0, entry }),
-          statement: (event) => post({ type: 'statement', callId: 0, ...event }),
+          journal: (entry) => journal.push(entry),
+          // Only a guarded statement sets the watchdog's timer, so only its news crosses:
+          // an ordinary statement costs two messages fewer.
+          statement: (event) => {
+            if (event.guarded) post({ type: 'statement', callId: 0, ...event });
+          },
         },
       });
       if (request.restore) {

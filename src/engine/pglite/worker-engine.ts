@@ -244,10 +244,9 @@ class WatchedWorkerEngine implements WorkerEngine {
   }
 
   private settle(response: WorkerReply): void {
-    if (response.type === 'journal') {
-      this.journal.push(response.entry);
-      if (response.entry.tag !== undefined) this.journaledIds.add(response.entry.tag);
-      return;
+    for (const entry of response.journal ?? []) {
+      this.journal.push(entry);
+      if (entry.tag !== undefined) this.journaledIds.add(entry.tag);
     }
     if (response.type === 'statement') {
       if (this.running) clearTimeout(this.running.timer);
