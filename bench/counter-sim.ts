@@ -3,6 +3,7 @@
 // at 8× as the demo's loop drives it. Prints how many statements the engine runs per
 // simulated second, and how much of the asked-for speed the engine kept up with.
 import '../scripts/resolve-ts.ts';
+import type { Engine } from '../src/engine/types.ts';
 
 const { createNodePgliteEngine } = await import('../src/engine/pglite/node.ts');
 const { startCounterSim } = await import('../src/sim/counter-sim.ts');
@@ -14,7 +15,7 @@ const frameMs = 1000 / 60;
 export async function benchCounterSim(realSeconds = 20): Promise<void> {
   const engine = await createNodePgliteEngine();
   let statements = 0;
-  const counting: typeof engine = {
+  const counting: Engine = {
     kind: engine.kind,
     close: () => engine.close(),
     async openSession(options) {

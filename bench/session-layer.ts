@@ -1,12 +1,12 @@
-// Session-layer figures, measured in Node on PGlite side by side with bare PGlite from
-// the same data directory: statements per second through the layer over bare, and the
-// cost of one park (PREPARE TRANSACTION) plus its COMMIT PREPARED.
+// Session-layer figures, measured in Node side by side with bare PGlite from the same
+// data directory, each in a worker thread as the Node engine runs it (node.ts), so both
+// pay for crossing to the thread and back: statements per second through the layer over
+// bare, and the cost of one park (PREPARE TRANSACTION) plus its COMMIT PREPARED.
 import '../scripts/resolve-ts.ts';
-import { PGlite } from '@electric-sql/pglite';
-import { readFile } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
+import type { BareReply, BareRequest } from './bare-worker.ts';
 
-const { createNodePgliteEngine } = await import('../src/engine/pglite/node.ts');
-const { engineStartParams } = await import('../src/engine/pglite/settings.ts');
+const { createNodePgliteEngine, nodeWorkerHost } = await import('../src/engine/pglite/node.ts');
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -18,10 +18,33 @@ const statements = [
 const setup =
   "CREATE TABLE jobs (id int PRIMARY KEY, status text NOT NULL DEFAULT 'queued'); INSERT INTO jobs (id) SELECT generate_series(1, 1000)";
 
+/** Bare PGlite in a worker thread (bare-worker.ts), one statement per message. */
+async function startBareWorker() {
+  const worker = new Worker(new URL('./bare-worker.ts', import.meta.url));
+  const waiting = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
+  let nextCallId = 0;
+  worker.on('message', ({ callId, error }: BareReply) => {
+    const call = waiting.get(callId)!;
+    waiting.delete(callId);
+    if (error === undefined) call.resolve();
+    else call.reject(new Error(error));
+  });
+  const request = (message: BareRequest) =>
+    new Promise<void>((resolve, reject) => {
+      waiting.set(message.callId, { resolve, reject });
+      worker.postMessage(message);
+    });
+  const artifacts = await nodeWorkerHost.artifacts(() => {});
+  await request({ type: 'boot', callId: nextCallId++, artifacts });
+  return {
+    exec: (sql: string) => request({ type: 'exec', callId: nextCallId++, sql }),
+    close: () => worker.terminate(),
+  };
+}
+
 /** Prints `session-layer-throughput-ratio` and `park-commit-ms`. */
 export async function benchSessionLayer(rounds = 5, perRound = 400): Promise<void> {
-  const dataDir = new Blob([await readFile('public/engine/pgdata.tar.gz')]);
-  const bare = await PGlite.create({ loadDataDir: dataDir, startParams: engineStartParams });
+  const bare = await startBareWorker();
   await bare.exec(setup);
   const engine = await createNodePgliteEngine();
   const session = await engine.openSession();

@@ -9,6 +9,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { RefusedPermutation, Verdicts } from '../src/spec/conformance.ts';
+import type { Engine } from '../src/engine/types.ts';
 import './resolve-ts.ts';
 
 const folders = ['pg-isolation', 'pg-isolation-more']
@@ -24,7 +25,6 @@ const { regressSettings, runSpec } = await import('../src/spec/run.ts');
 const { judge } = await import('../src/spec/conformance.ts');
 const { startTestServer } = await import('../src/engine/server/server.ts');
 const { createNodePgliteEngine } = await import('../src/engine/pglite/node.ts');
-type Engine = Awaited<ReturnType<typeof createNodePgliteEngine>>;
 
 /** The most one spec may take on PGlite before its remaining permutations time out. */
 const specBudgetMs = Number(process.env.CONFORMANCE_SPEC_SECONDS ?? 240) * 1000;

@@ -165,6 +165,18 @@ function delay(ms: number): { promise: Promise<void>; cancel: () => void } {
   return { promise, cancel: () => clearTimeout(timer) };
 }
 
+const timedOut: unique symbol = Symbol('timed out');
+
+/** What `promise` settles to, or `timedOut` when it has not after `ms`. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof timedOut> {
+  const limit = delay(ms);
+  try {
+    return await Promise.race([promise, limit.promise.then((): typeof timedOut => timedOut)]);
+  } finally {
+    limit.cancel(); // a pending timer would keep the process alive
+  }
+}
+
 function errorText(error: unknown, query?: string): string {
   if (error instanceof PgError) return formatServerMessage(error, query);
   return `${error instanceof Error ? error.message : String(error)}\n`;
@@ -283,18 +295,25 @@ export class SpecRun {
     }));
   }
 
-  /** PQexec of a setup or teardown block: prints the last result if it has rows. */
-  private async utility(conn: Conn, sql: string, failure: string, fatal: boolean): Promise<void> {
-    let reply: QueryResult;
+  /**
+   * PQexec of a setup or teardown block (`what` names it): prints the last result if it
+   * has rows. The tester waits for it without limit; here a block that waits on a session
+   * left in its transaction would hang the run, so it gives up as a step does.
+   */
+  private async utility(conn: Conn, sql: string, what: string, fatal: boolean): Promise<void> {
+    let reply: QueryResult | typeof timedOut;
     try {
-      reply = await conn.session.query(sql);
+      reply = await within(conn.session.query(sql), 2 * this.maxWait);
     } catch (error) {
       if (isNotExpressible(error)) throw PermutationNotExpressible.from(error);
       if (error instanceof PgError) this.notices(conn, error.partial.notices);
-      const text = `${failure}${errorText(error, sql)}`;
+      const text = `${what} failed: ${errorText(error, sql)}`;
       if (fatal) throw new Fatal(text);
       this.out(text);
       return;
+    }
+    if (reply === timedOut) {
+      throw new Fatal(`${what} timed out after ${Math.floor((2 * this.maxWait) / 1000)} seconds\n`);
     }
     this.notices(conn, reply.notices);
     const last = reply.results.at(-1);
@@ -314,16 +333,10 @@ export class SpecRun {
   /** The spec's setup blocks, then each session's. */
   async setup(): Promise<void> {
     const [control, ...sessionConns] = this.conns;
-    for (const sql of this.spec.setupSqls)
-      await this.utility(control!, sql, 'setup failed: ', true);
+    for (const sql of this.spec.setupSqls) await this.utility(control!, sql, 'setup', true);
     for (const [i, s] of this.spec.sessions.entries())
       if (s.setupSql)
-        await this.utility(
-          sessionConns[i]!,
-          s.setupSql,
-          `setup of session ${s.name} failed: `,
-          true,
-        );
+        await this.utility(sessionConns[i]!, s.setupSql, `setup of session ${s.name}`, true);
     this.waiting = [];
   }
 
@@ -372,29 +385,22 @@ export class SpecRun {
     const [control, ...sessionConns] = this.conns;
     for (const [i, s] of this.spec.sessions.entries())
       if (s.teardownSql)
-        await this.utility(
-          sessionConns[i]!,
-          s.teardownSql,
-          `teardown of session ${s.name} failed: `,
-          false,
-        );
+        await this.utility(sessionConns[i]!, s.teardownSql, `teardown of session ${s.name}`, false);
     for (const sql of [this.spec.teardownSql ?? [], this.spec.teardownSqls ?? []].flat())
-      await this.utility(control!, sql, 'teardown failed: ', false);
+      await this.utility(control!, sql, 'teardown', false);
   }
 
   /** After a permutation cut short: let running steps end, roll back, tear down quietly. */
   async abandon(): Promise<void> {
-    const quiet = (c: Conn, sql: string) => c.session.query(sql).catch(() => undefined);
+    const quiet = (c: Conn, sql: string) =>
+      within(
+        c.session.query(sql).catch(() => undefined),
+        this.maxWait,
+      );
     // Idle sessions first: a step still running may be waiting for one of them.
     const running = this.conns.filter((c) => c.active && !c.active.done);
     for (const c of this.conns.slice(1)) if (!running.includes(c)) await quiet(c, 'ROLLBACK');
-    await Promise.all(
-      running.map(async (c) => {
-        const limit = delay(this.maxWait);
-        await Promise.race([c.active!.settled, limit.promise]);
-        limit.cancel(); // a pending timer would keep the process alive for maxWait
-      }),
-    );
+    await Promise.all(running.map((c) => within(c.active!.settled, this.maxWait)));
     for (const c of this.conns) {
       c.active = null;
       c.unread = [];

@@ -4,7 +4,10 @@ import type { JournalEntry } from './sessions';
 /** A method of the engine API that the main thread calls. */
 export type Method = Exclude<keyof EngineApi, 'invoke' | 'replay'>;
 
-/** What the worker needs to boot, fetched and compiled once per page by the main thread. */
+/**
+ * What the worker needs to boot, obtained once per page (fetched and compiled) or once per
+ * Node process (read from disk) by the thread that drives it.
+ */
 export interface BootArtifacts {
   /** pglite.wasm, compiled. */
   wasmModule: WebAssembly.Module;
@@ -24,19 +27,28 @@ export interface Restore {
 
 /** Main thread → worker. Every message has a `type` and a `callId`. */
 export type WorkerRequest =
-  | { type: 'boot'; callId: number; artifacts: BootArtifacts; restore?: Restore }
+  | {
+      type: 'boot';
+      callId: number;
+      artifacts: BootArtifacts;
+      /** Extra `-c` settings PostgreSQL starts with (e.g. a small `max_connections`). */
+      settings?: Record<string, string>;
+      restore?: Restore;
+    }
   | {
       [M in Method]: { type: 'call'; callId: number; method: M; args: Parameters<EngineApi[M]> };
     }[Method];
 
 /**
  * Worker → main thread: the answer to the request with the same `callId`, or news the
- * watchdog needs, tagged with the `callId` of the call it belongs to (0 for none).
+ * watchdog needs, tagged with the `callId` of the call it belongs to (0 for none). Each
+ * carries the calls the worker journaled since its last message, which come before it:
+ * the watchdog reads the journal only after a guarded statement, whose news carries every
+ * call before it, so entries need no message of their own.
  */
-export type WorkerReply =
+export type WorkerReply = (
   | { type: 'done'; callId: number; value: unknown }
   | { type: 'failed'; callId: number; message: string }
-  | { type: 'journal'; callId: number; entry: JournalEntry }
   | {
       type: 'statement';
       callId: number;
@@ -44,4 +56,5 @@ export type WorkerReply =
       sessionId: number;
       guarded: boolean;
       done: boolean;
-    };
+    }
+) & { journal?: JournalEntry[] };

@@ -61,9 +61,12 @@ SELECT d.oid AS datid, d.datname, s.pid, NULL::integer AS leader_pid, r.oid AS u
   LEFT JOIN pg_prepared_xacts p ON p.gid = s.gid;
 
 -- What PostgreSQL's isolation tester asks: is session pid waiting on one of interesting_pids?
+-- A lock wait the watchdog found without knowing its holder counts too: on one backend
+-- only a parked transaction can hold a lock, and each is a session the tester started.
 CREATE FUNCTION sim.pg_isolation_test_session_is_blocked(pid integer, interesting_pids integer[])
 RETURNS boolean LANGUAGE sql STABLE AS $$
-  SELECT coalesce(bool_or(s.blocked_by = ANY(interesting_pids)), false)
+  SELECT coalesce(bool_or(s.blocked_by = ANY(interesting_pids)
+                          OR s.wait_event_type = 'Lock' AND s.blocked_by IS NULL), false)
     FROM sim.sessions() s WHERE s.pid = $1
 $$;
 

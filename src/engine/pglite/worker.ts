@@ -1,68 +1,10 @@
 /// <reference lib="webworker" />
-// The PGlite engine's Web Worker: one PostgreSQL backend, off the main thread, so a long
-// statement never freezes the page. It serves the calls of `makeEngineApi`, journals
-// them for the main thread's watchdog, and rebuilds a stuck worker's sessions on boot.
-import { PGlite } from '@electric-sql/pglite';
-import { makeEngineApi, type EngineApi } from './core';
+// The browser engine's Web Worker: PostgreSQL off the main thread (serve.ts), so a long
+// statement never freezes the page.
 import type { WorkerReply, WorkerRequest } from './messages';
-import type { LayerCall } from './sessions';
-import { engineStartParams } from './settings';
+import { makeWorkerServer } from './serve';
 
 declare const self: DedicatedWorkerGlobalScope;
 
-// The smallest valid WebAssembly module. initdb never runs when a data directory is
-// loaded, but PGlite prefetches initdb.wasm unless it is handed a module for it.
-const unusedInitdbModule = new WebAssembly.Module(
-  new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]),
-);
-
-let api: EngineApi | undefined;
-
-async function handle(request: WorkerRequest): Promise<unknown> {
-  if (request.type === 'boot') {
-    const started = performance.now();
-    const { wasmModule, fsBundle, dataDir } = request.artifacts;
-    const db = await PGlite.create({
-      pgliteWasmModule: wasmModule,
-      initdbWasmModule: unusedInitdbModule,
-      fsBundle,
-      loadDataDir: dataDir,
-      startParams: engineStartParams,
-    });
-    api = makeEngineApi(db, {
-      stuck: new Set(request.restore?.stuck),
-      watch: {
-        journal: (entry) => post({ type: 'journal', callId: entry.tag ?? 0, entry }),
-        statement: (event) => post({ type: 'statement', callId: 0, ...event }),
-      },
-    });
-    if (request.restore) {
-      // Calls still waiting when the old worker stuck answer from here, under their ids.
-      await api.replay(request.restore.journal, (callId, value) =>
-        post({ type: 'done', callId, value }),
-      );
-    }
-    return { bootMs: performance.now() - started };
-  }
-  if (!api) throw new Error('The engine has not started yet.');
-  // Only listing reads; every other call changes sessions and goes through the journal.
-  if (request.method === 'listSessions') return api.listSessions();
-  return api.invoke({ method: request.method, args: request.args } as LayerCall, request.callId);
-}
-
-self.onmessage = (event: MessageEvent<WorkerRequest>) => {
-  const request = event.data;
-  handle(request).then(
-    (value) => post({ type: 'done', callId: request.callId, value }),
-    (error: unknown) =>
-      post({
-        type: 'failed',
-        callId: request.callId,
-        message: error instanceof Error ? error.message : String(error),
-      }),
-  );
-};
-
-function post(response: WorkerReply): void {
-  self.postMessage(response);
-}
+const serve = makeWorkerServer((reply: WorkerReply) => self.postMessage(reply));
+self.onmessage = (event: MessageEvent<WorkerRequest>) => serve(event.data);

@@ -1,0 +1,82 @@
+// The worker's side of the engine: one PostgreSQL backend, off the thread that drives it,
+// so a statement that spins never freezes that thread. It serves the calls of
+// `makeEngineApi`, journals them for the driver's watchdog (worker-engine.ts), and
+// rebuilds a stuck worker's sessions on boot. The browser's Web Worker (worker.ts) and
+// Node's worker thread (node-worker.ts) are its two homes.
+import { PGlite } from '@electric-sql/pglite';
+import { makeEngineApi, type EngineApi } from './core';
+import type { BootArtifacts, WorkerReply, WorkerRequest } from './messages';
+import type { JournalEntry, LayerCall } from './sessions';
+import { startParamsWith } from './settings';
+
+// The smallest valid WebAssembly module. initdb never runs when a data directory is
+// loaded, but PGlite prefetches initdb.wasm unless it is handed a module for it.
+const unusedInitdbModule = new WebAssembly.Module(
+  new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]),
+);
+
+/** PGlite from what the driving thread handed over, as every worker boots it. */
+export function bootPglite(
+  { wasmModule, fsBundle, dataDir }: BootArtifacts,
+  settings?: Record<string, string>,
+): Promise<PGlite> {
+  return PGlite.create({
+    pgliteWasmModule: wasmModule,
+    initdbWasmModule: unusedInitdbModule,
+    fsBundle,
+    loadDataDir: dataDir,
+    startParams: startParamsWith(settings),
+  });
+}
+
+/** Serves requests from the driving thread, answering each through `send`. */
+export function makeWorkerServer(send: (reply: WorkerReply) => void) {
+  let api: EngineApi | undefined;
+  /** Calls journaled since the last message; they go with the next one (see WorkerReply). */
+  let journal: JournalEntry[] = [];
+  const post = (reply: WorkerReply) => {
+    send(journal.length ? { ...reply, journal } : reply);
+    journal = [];
+  };
+
+  async function handle(request: WorkerRequest): Promise<unknown> {
+    if (request.type === 'boot') {
+      const started = performance.now();
+      const db = await bootPglite(request.artifacts, request.settings);
+      api = makeEngineApi(db, {
+        stuck: new Set(request.restore?.stuck),
+        watch: {
+          journal: (entry) => journal.push(entry),
+          // Only a guarded statement sets the watchdog's timer, so only its news crosses:
+          // an ordinary statement costs two messages fewer.
+          statement: (event) => {
+            if (event.guarded) post({ type: 'statement', callId: 0, ...event });
+          },
+        },
+      });
+      if (request.restore) {
+        // Calls still waiting when the old worker stuck answer from here, under their ids.
+        await api.replay(request.restore.journal, (callId, value) =>
+          post({ type: 'done', callId, value }),
+        );
+      }
+      return { bootMs: performance.now() - started };
+    }
+    if (!api) throw new Error('The engine has not started yet.');
+    // Only listing reads; every other call changes sessions and goes through the journal.
+    if (request.method === 'listSessions') return api.listSessions();
+    return api.invoke({ method: request.method, args: request.args } as LayerCall, request.callId);
+  }
+
+  return (request: WorkerRequest): void => {
+    handle(request).then(
+      (value) => post({ type: 'done', callId: request.callId, value }),
+      (error: unknown) =>
+        post({
+          type: 'failed',
+          callId: request.callId,
+          message: error instanceof Error ? error.message : String(error),
+        }),
+    );
+  };
+}
