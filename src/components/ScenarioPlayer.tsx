@@ -36,6 +36,7 @@ import {
   hasSteps,
   firstLine,
   plainError,
+  sends,
   Stopped,
   type Busy,
   type RunView,
@@ -590,7 +591,7 @@ function PlayerBody({
         )}
         {upcoming && !run.done ? (
           <p className="player-upcoming">
-            Next: {scenario.sessions[upcoming.session]!.name} sends{' '}
+            Next: {sends(scenario.sessions[upcoming.session]!.name)}{' '}
             <code>{firstLine(upcoming.sql)}</code>
             {upcoming.afterMs > 0 ? `, ${upcoming.afterMs / 1000} s after you press Next` : ''}
             {chainedAfter(run.steps, upcoming)}.

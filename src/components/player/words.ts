@@ -57,6 +57,11 @@ export function firstLine(sql: string): string {
   return lines.length > 1 ? `${line} …` : line;
 }
 
+/** `worker-a sends`, or `you send` for the session the scenario calls you. */
+export function sends(name: string): string {
+  return name === 'you' ? 'you send' : `${name} sends`;
+}
+
 /** The status line: what the player is doing, in plain words. */
 export function describeBusy(
   busy: Busy | null,

@@ -5,6 +5,7 @@ import {
   describeBusy,
   emptyRun,
   firstLine,
+  sends,
   type RunView,
 } from '../../../src/components/player/words';
 import { adoptedSql } from '../../../src/components/Console';
@@ -97,5 +98,12 @@ describe('adoptedSql', () => {
     expect(adoptedSql('idle in transaction (aborted)', false)).toMatch(/ROLLBACK;$/);
     expect(adoptedSql('active', true)).toMatch(/still waiting/);
     expect(adoptedSql('idle', false)).toMatch(/no transaction open/);
+  });
+});
+
+describe('sends', () => {
+  it('agrees with the session the scenario calls you', () => {
+    expect(sends('worker-a')).toBe('worker-a sends');
+    expect(sends('you')).toBe('you send');
   });
 });
