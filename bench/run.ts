@@ -180,4 +180,24 @@ async function main(): Promise<void> {
   }
 }
 
+/**
+ * `conformance-seconds`: the wall time of `npm run conformance` (60 specs on both
+ * engines). It takes minutes, so BENCH_CONFORMANCE=0 leaves it out.
+ */
+function benchConformance(): void {
+  if (process.env.BENCH_CONFORMANCE === '0') {
+    console.log('conformance-seconds: skipped (BENCH_CONFORMANCE=0)');
+    return;
+  }
+  const started = performance.now();
+  const { status } = spawnSync(bin('node'), ['scripts/conformance.ts'], {
+    stdio: ['ignore', 'ignore', 'ignore'],
+  });
+  const seconds = (performance.now() - started) / 1000;
+  console.log(
+    `conformance-seconds: ${seconds.toFixed(0)}${status === 0 ? '' : `  (it exited ${status}: run npm run conformance for the table)`}`,
+  );
+}
+
 await main();
+benchConformance();
