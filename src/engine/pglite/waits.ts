@@ -202,8 +202,13 @@ export function statementNeeds(sql: string): StatementNeeds {
     case 'TRUNCATE':
     case 'CLUSTER':
     case 'REINDEX':
-    case 'REFRESH':
       return { mode: 'AccessExclusiveLock', rows: { kind: 'none' } };
+    case 'REFRESH':
+      // CONCURRENTLY lets readers go on: EXCLUSIVE (the manual's table-level lock modes).
+      return {
+        mode: /\bCONCURRENTLY\b/i.test(text) ? 'ExclusiveLock' : 'AccessExclusiveLock',
+        rows: { kind: 'none' },
+      };
     default:
       return { mode: 'AccessShareLock', rows: { kind: 'none' } };
   }

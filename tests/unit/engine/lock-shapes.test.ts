@@ -1,0 +1,55 @@
+// Waits the session layer must foresee as a server has them, or refuse promptly: a
+// statement it wrongly takes to wait hangs until cancelled, and one it misses spins.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createNodePgliteEngine } from '../../../src/engine/pglite/node';
+import type { WorkerEngine } from '../../../src/engine/pglite/worker-engine';
+import type { Session } from '../../../src/engine/types';
+
+/** `promise`'s outcome, or 'still waiting' after `ms`. */
+async function within<T>(promise: Promise<T>, ms = 1500): Promise<T | 'still waiting'> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<'still waiting'>((resolve) => {
+    timer = setTimeout(() => resolve('still waiting'), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const settled = (p: Promise<unknown>) =>
+  p.then(
+    () => 'done',
+    (e: unknown) =>
+      e instanceof Error ? `${e.name}: ${(e as { kind?: string }).kind ?? e.message}` : e,
+  );
+
+describe('lock modes a statement takes', () => {
+  let engine: WorkerEngine;
+  let a: Session;
+  let b: Session;
+
+  beforeEach(async () => {
+    engine = await createNodePgliteEngine({}, { watchdogMs: 500 });
+    a = await engine.openSession({ applicationName: 'a' });
+    b = await engine.openSession({ applicationName: 'b' });
+  });
+  afterEach(() => engine.close());
+
+  it('REFRESH MATERIALIZED VIEW CONCURRENTLY does not wait for a reader of the view (EXCLUSIVE)', async () => {
+    await b.query(
+      'CREATE TABLE t (id int); INSERT INTO t VALUES (1); ' +
+        'CREATE MATERIALIZED VIEW mv AS SELECT id FROM t; CREATE UNIQUE INDEX ON mv (id)',
+    );
+    await a.query('BEGIN; SELECT * FROM mv');
+    expect(await within(settled(b.query('REFRESH MATERIALIZED VIEW CONCURRENTLY mv')))).toBe(
+      'done',
+    );
+    // Without CONCURRENTLY it takes ACCESS EXCLUSIVE, and waits for the reader.
+    const plain = settled(b.query('REFRESH MATERIALIZED VIEW mv'));
+    expect(await within(plain, 300)).toBe('still waiting');
+    await a.query('COMMIT');
+    expect(await plain).toBe('done');
+  });
+});
