@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createNodePgliteEngine } from '../../../src/engine/pglite/node';
 import type { WorkerEngine } from '../../../src/engine/pglite/worker-engine';
-import type { Session } from '../../../src/engine/types';
+import { PgError, type Session } from '../../../src/engine/types';
 
 /** `promise`'s outcome, or 'still waiting' after `ms`. */
 async function within<T>(promise: Promise<T>, ms = 1500): Promise<T | 'still waiting'> {
@@ -51,5 +51,34 @@ describe('lock modes a statement takes', () => {
     expect(await within(plain, 300)).toBe('still waiting');
     await a.query('COMMIT');
     expect(await plain).toBe('done');
+  });
+});
+
+describe('a wait only the watchdog found', () => {
+  let engine: WorkerEngine;
+  afterEach(() => engine.close());
+
+  it('waits on the one parked transaction holding locks, seen by the tester’s probe, and ends with it', async () => {
+    engine = await createNodePgliteEngine({}, { watchdogMs: 500 });
+    const [holder, inserter, reader] = [
+      await engine.openSession({ applicationName: 'holder' }),
+      await engine.openSession({ applicationName: 'inserter' }),
+      await engine.openSession({ applicationName: 'reader' }),
+    ];
+    // The INSERT is inside a function, so no check sees the table: PGlite spins on the
+    // unique key the parked transaction inserted, and the watchdog finds the wait.
+    await reader.query(
+      'CREATE TABLE u (k int UNIQUE); ' +
+        'CREATE FUNCTION ins(int) RETURNS void LANGUAGE sql AS $$ INSERT INTO u VALUES ($1) $$',
+    );
+    await holder.query('BEGIN; INSERT INTO u VALUES (1)');
+    const insert = settled(inserter.query('SELECT ins(1)'));
+    expect(await within(insert, 3000)).toBe('still waiting');
+    const blocked = await reader.query(
+      `SELECT pg_isolation_test_session_is_blocked(${inserter.pid}, '{${holder.pid}}')`,
+    );
+    expect(blocked.results[0]!.rows).toEqual([['t']]);
+    await holder.query('COMMIT');
+    expect(await within(insert, 3000)).toMatch(/duplicate key|23505/);
   });
 });

@@ -240,10 +240,25 @@ export async function residentHasXid(ctx: LayerContext, s: SessionRecord): Promi
   return assigned!.rows[0]![0] === 't';
 }
 
-/** The parked session most likely holding what `sql` waits for: one with row locks on a table it names. */
-export async function likelyHolder(ctx: LayerContext, sql: string): Promise<SessionRecord | null> {
-  const locks = await parkedRelationLocks(ctx);
-  return locks.find((l) => locksRows(l.mode) && mentions(sql, l.relname))?.holder ?? null;
+/**
+ * The parked session holding what `s`'s statement `sql`, found stuck by the watchdog,
+ * waits for: one with row locks on a table it names, else the only other parked session
+ * that holds locks at all (only a parked transaction's lock can make the backend wait),
+ * preferring one with row locks (a function's INSERT may wait on a unique key, a trigger
+ * on a row). Null when that leaves more than one: the wait's end could not be told.
+ */
+export async function likelyHolder(
+  ctx: LayerContext,
+  s: SessionRecord,
+  sql: string,
+): Promise<SessionRecord | null> {
+  const locks = (await parkedRelationLocks(ctx)).filter((l) => l.holder !== s);
+  const named = locks.find((l) => locksRows(l.mode) && mentions(sql, l.relname));
+  if (named) return named.holder;
+  const holders = new Set(locks.map((l) => l.holder));
+  const writers = new Set(locks.filter((l) => locksRows(l.mode)).map((l) => l.holder));
+  const only = (set: Set<SessionRecord>) => (set.size === 1 ? [...set][0]! : null);
+  return only(holders) ?? only(writers);
 }
 
 /**
