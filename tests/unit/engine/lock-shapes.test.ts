@@ -22,7 +22,11 @@ const settled = (p: Promise<unknown>) =>
   p.then(
     () => 'done',
     (e: unknown) =>
-      e instanceof Error ? `${e.name}: ${(e as { kind?: string }).kind ?? e.message}` : e,
+      e instanceof PgError
+        ? `${e.code} ${e.message}`
+        : e instanceof Error
+          ? `${e.name}: ${(e as { kind?: string }).kind ?? e.message}`
+          : e,
   );
 
 describe('lock modes a statement takes', () => {
@@ -36,6 +40,22 @@ describe('lock modes a statement takes', () => {
     b = await engine.openSession({ applicationName: 'b' });
   });
   afterEach(() => engine.close());
+
+  it('an UPDATE that assigns a key its own value takes FOR NO KEY UPDATE, past a foreign key’s lock', async () => {
+    await b.query(
+      'CREATE TABLE parent (i int UNIQUE, c text); INSERT INTO parent VALUES (1, $$a$$); ' +
+        'CREATE TABLE child (i int REFERENCES parent (i))',
+    );
+    // The foreign-key check locks the parent row FOR KEY SHARE, which only a change of
+    // its key waits for; heap_update compares the values, so `i = i` changes none.
+    await a.query('BEGIN; INSERT INTO child VALUES (1)');
+    expect(await within(settled(b.query('BEGIN; UPDATE parent SET i = i')))).toBe('done');
+    await b.query('ROLLBACK');
+    const changing = settled(b.query('UPDATE parent SET i = i + 1'));
+    expect(await within(changing, 300)).toBe('still waiting');
+    await a.query('COMMIT');
+    expect(await changing).toMatch(/^23503/);
+  });
 
   it('REFRESH MATERIALIZED VIEW CONCURRENTLY does not wait for a reader of the view (EXCLUSIVE)', async () => {
     await b.query(
