@@ -202,8 +202,13 @@ export function statementNeeds(sql: string): StatementNeeds {
     case 'TRUNCATE':
     case 'CLUSTER':
     case 'REINDEX':
-    case 'REFRESH':
       return { mode: 'AccessExclusiveLock', rows: { kind: 'none' } };
+    case 'REFRESH':
+      // CONCURRENTLY lets readers go on: EXCLUSIVE (the manual's table-level lock modes).
+      return {
+        mode: /\bCONCURRENTLY\b/i.test(text) ? 'ExclusiveLock' : 'AccessExclusiveLock',
+        rows: { kind: 'none' },
+      };
     default:
       return { mode: 'AccessShareLock', rows: { kind: 'none' } };
   }
@@ -214,6 +219,14 @@ export function statementNeeds(sql: string): StatementNeeds {
  * top level of the text; null when the list cannot be read.
  */
 export function assignedColumns(update: string): string[] | null {
+  return assignments(update)?.flatMap((a) => a.columns) ?? null;
+}
+
+/**
+ * An UPDATE's SET list as its parts: the columns each assigns and the expression text
+ * after its `=`; null when the list cannot be read.
+ */
+export function assignments(update: string): { columns: string[]; expr: string }[] | null {
   const set = /\bSET\b/i.exec(update);
   if (!set) return null;
   const parts: string[] = [];
@@ -238,20 +251,21 @@ export function assignedColumns(update: string): string[] | null {
     } else current += c;
   }
   parts.push(current);
-  const columns: string[] = [];
+  const found: { columns: string[]; expr: string }[] = [];
   for (const part of parts) {
-    const target = /^\s*(\([^()]*\)|"[^"]+"|[A-Za-z_][\w$]*)\s*=/.exec(part)?.[1];
+    const target = /^\s*(\([^()]*\)|"[^"]+"|[A-Za-z_][\w$]*)\s*=/.exec(part);
     if (!target) return null;
-    const names = target.startsWith('(') ? target.slice(1, -1).split(',') : [target];
+    const names = target[1]!.startsWith('(') ? target[1]!.slice(1, -1).split(',') : [target[1]!];
     // A quoted name is as written; an unquoted one is folded to lower case.
-    columns.push(
-      ...names.map((n) => {
+    found.push({
+      columns: names.map((n) => {
         const name = n.trim();
         return name.startsWith('"') ? name.slice(1, -1) : name.toLowerCase();
       }),
-    );
+      expr: part.slice(target[0].length).replace(/;\s*$/, '').trim(),
+    });
   }
-  return columns;
+  return found;
 }
 
 /** Whether `sql` names relation `relname` as a word (quoted or not). */

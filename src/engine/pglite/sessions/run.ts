@@ -185,10 +185,7 @@ export async function runQuery(
     if (guarded === null) {
       return notExpressible('recheck', 'it would lock or change a row that transaction wrote');
     }
-    if (guarded === 'stuck') {
-      const holder = await likelyHolder(ctx, sql);
-      return waitFor(ctx, s, sql, params, { holder, event: 'transactionid', watchdog: true });
-    }
+    if (guarded === 'stuck') return stuckWait(ctx, s, sql, params);
     return finish(ctx, s, guarded, sql, params, advisory.calls);
   }
   const verdict = failed ? ({ verdict: 'free' } as const) : await check(ctx, s, sql, params);
@@ -210,10 +207,7 @@ export async function runQuery(
       );
     }
     const sent = await runReader(ctx, s, sql, params);
-    if (sent === 'stuck') {
-      const holder = await likelyHolder(ctx, sql);
-      return waitFor(ctx, s, sql, params, { holder, event: 'transactionid', watchdog: true });
-    }
+    if (sent === 'stuck') return stuckWait(ctx, s, sql, params);
     reply = sent;
     if (seesSessions) {
       if (!reply.error) notePrepared(s, sql);
@@ -224,6 +218,22 @@ export async function runQuery(
     }
   }
   return finish(ctx, s, reply, sql, params, advisory.calls);
+}
+
+/**
+ * Makes `s`'s statement, which the watchdog found stuck, wait for the parked transaction
+ * holding it up. When that cannot be told, it is refused: a wait on no session in
+ * particular would never be seen to end, and run again at every end, it would spin again.
+ */
+async function stuckWait(
+  ctx: LayerContext,
+  s: SessionRecord,
+  sql: string,
+  params: unknown[] | undefined,
+): Promise<Outcome> {
+  const holder = await likelyHolder(ctx, s, sql);
+  if (!holder) return notExpressible('wait-unchecked', 'one of several parked transactions');
+  return waitFor(ctx, s, sql, params, { holder, event: 'transactionid', watchdog: true });
 }
 
 /** Takes in what `s`'s statement did: its advisory locks, prepared statements, state. */

@@ -2,6 +2,7 @@
 import { splitStatements } from '../../split-statements';
 import type { BackendReply } from '../backend';
 import {
+  assignments,
   conflicts,
   mentions,
   statementNeeds,
@@ -106,32 +107,100 @@ async function matchedRows(
  * Whether an UPDATE's or DELETE's target rows are free of conflicting row locks: a NOWAIT
  * probe locks them in the mode the statement would (FOR UPDATE to delete a row or change
  * a key column, FOR NO KEY UPDATE otherwise: heap_update and heap_delete), inside the
- * session's transaction, and is undone.
+ * session's transaction, and is undone. An UPDATE that assigns a key column changes the
+ * key only in rows where the new value is not the old one (heap_update compares them:
+ * `SET id = id` changes no key), so its rows are probed in the two modes apart, by the
+ * key values their SET expressions give; 'unknown' when those cannot be read and the
+ * two modes would answer differently.
  */
 async function rowsFree(
   ctx: LayerContext,
   s: SessionRecord,
+  statement: string,
   rows: Extract<RowAction, { kind: 'modify' }>,
   params: unknown[] | undefined,
-): Promise<boolean> {
+): Promise<boolean | 'unknown'> {
   const { backend } = ctx;
   const [keys] = await backend.exec(
-    `SELECT coalesce(array_to_json(array_agg(DISTINCT a.attname))::text, '[]')
-       FROM pg_index i JOIN pg_attribute a
-         ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
-      WHERE i.indrelid = $1::regclass AND i.indisunique AND i.indpred IS NULL`,
+    `SELECT coalesce(json_object_agg(a.attname, format_type(a.atttypid, a.atttypmod))::text, '{}')
+       FROM (SELECT DISTINCT a.attname, a.atttypid, a.atttypmod
+               FROM pg_index i JOIN pg_attribute a
+                 ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+              WHERE i.indrelid = $1::regclass AND i.indisunique AND i.indpred IS NULL) a`,
     [rows.table],
   );
-  const keyColumns = JSON.parse(keys!.rows[0]![0]!) as string[];
-  const mode =
-    rows.sets === null || rows.sets.some((c) => keyColumns.includes(c))
-      ? 'UPDATE'
-      : 'NO KEY UPDATE';
+  const keyTypes = JSON.parse(keys!.rows[0]![0]!) as Record<string, string>;
+  const changesKey = rows.sets === null || rows.sets.some((c) => c in keyTypes);
+  if (!changesKey) return rowsLockable(ctx, s, rows, params, 'NO KEY UPDATE');
+  if (rows.sets === null) return rowsLockable(ctx, s, rows, params, 'UPDATE');
+  const changed = await keyChanged(ctx, s, statement, rows, params, keyTypes);
+  if (changed === null) {
+    if (await rowsLockable(ctx, s, rows, params, 'UPDATE')) return true;
+    return (await rowsLockable(ctx, s, rows, params, 'NO KEY UPDATE')) ? 'unknown' : false;
+  }
+  return (
+    (await rowsLockable(ctx, s, rows, params, 'UPDATE', changed)) &&
+    rowsLockable(ctx, s, rows, params, 'NO KEY UPDATE', `NOT ${changed}`)
+  );
+}
+
+/**
+ * A condition true of the target rows whose key values an UPDATE changes: its SET
+ * expressions for key columns, cast to the column's type, compared with the old values
+ * as text (close to heap_update's comparison of the bytes). Null when the SET list
+ * cannot be read or the condition fails on the target rows.
+ */
+async function keyChanged(
+  ctx: LayerContext,
+  s: SessionRecord,
+  statement: string,
+  rows: Extract<RowAction, { kind: 'modify' }>,
+  params: unknown[] | undefined,
+  keyTypes: Record<string, string>,
+): Promise<string | null> {
+  const sets = assignments(statement);
+  if (!sets) return null;
+  const target = rows.alias ?? rows.table;
+  const tests: string[] = [];
+  for (const { columns, expr } of sets) {
+    const keyed = columns.filter((c) => c in keyTypes);
+    if (keyed.length === 0) continue;
+    if (columns.length > 1) return null; // (a, b) = (…): not read apart
+    const column = `${target}.${quoteIdent(keyed[0]!)}`;
+    tests.push(`((${expr})::${keyTypes[keyed[0]!]})::text IS DISTINCT FROM ${column}::text`);
+  }
+  if (tests.length === 0) return null;
+  const changed = `(${tests.join(' OR ')})`;
+  const own = ctx.resident === s;
+  await ctx.backend.exec(own ? 'SAVEPOINT seat_ledger_probe' : 'BEGIN');
+  const tried = await ctx.backend.run(
+    `SELECT ${changed} FROM ${rows.table} ${rows.alias ?? ''}
+      WHERE (${rows.where ?? 'true'})${unusedParams(rows.where, params)}`,
+    params,
+  );
+  await ctx.backend.exec(
+    own
+      ? 'ROLLBACK TO SAVEPOINT seat_ledger_probe; RELEASE SAVEPOINT seat_ledger_probe'
+      : 'ROLLBACK',
+  );
+  return tried.error ? null : changed;
+}
+
+/** Whether a NOWAIT probe could lock the target rows (those `also` holds of) `FOR mode`. */
+async function rowsLockable(
+  ctx: LayerContext,
+  s: SessionRecord,
+  rows: Extract<RowAction, { kind: 'modify' }>,
+  params: unknown[] | undefined,
+  mode: 'UPDATE' | 'NO KEY UPDATE',
+  also = 'true',
+): Promise<boolean> {
+  const { backend } = ctx;
   const own = ctx.resident === s;
   await backend.exec(own ? 'SAVEPOINT seat_ledger_probe' : 'BEGIN');
   const probe = await backend.run(
     `SELECT 1 FROM ${rows.table} ${rows.alias ?? ''}
-      WHERE (${rows.where ?? 'true'})${unusedParams(rows.where, params)}
+      WHERE (${rows.where ?? 'true'}) AND ${also}${unusedParams(rows.where, params)}
       FOR ${mode} OF ${rows.alias ?? rows.table.split('.').pop()} NOWAIT`,
     params,
   );
@@ -240,10 +309,25 @@ export async function residentHasXid(ctx: LayerContext, s: SessionRecord): Promi
   return assigned!.rows[0]![0] === 't';
 }
 
-/** The parked session most likely holding what `sql` waits for: one with row locks on a table it names. */
-export async function likelyHolder(ctx: LayerContext, sql: string): Promise<SessionRecord | null> {
-  const locks = await parkedRelationLocks(ctx);
-  return locks.find((l) => locksRows(l.mode) && mentions(sql, l.relname))?.holder ?? null;
+/**
+ * The parked session holding what `s`'s statement `sql`, found stuck by the watchdog,
+ * waits for: one with row locks on a table it names, else the only other parked session
+ * that holds locks at all (only a parked transaction's lock can make the backend wait),
+ * preferring one with row locks (a function's INSERT may wait on a unique key, a trigger
+ * on a row). Null when that leaves more than one: the wait's end could not be told.
+ */
+export async function likelyHolder(
+  ctx: LayerContext,
+  s: SessionRecord,
+  sql: string,
+): Promise<SessionRecord | null> {
+  const locks = (await parkedRelationLocks(ctx)).filter((l) => l.holder !== s);
+  const named = locks.find((l) => locksRows(l.mode) && mentions(sql, l.relname));
+  if (named) return named.holder;
+  const holders = new Set(locks.map((l) => l.holder));
+  const writers = new Set(locks.filter((l) => locksRows(l.mode)).map((l) => l.holder));
+  const only = (set: Set<SessionRecord>) => (set.size === 1 ? [...set][0]! : null);
+  return only(holders) ?? only(writers);
 }
 
 /**
@@ -328,7 +412,9 @@ export async function check(
       // there: for it, any lock its xmax shows counts as a wait). It costs an XID only
       // when it takes its locks, which is when the statement would not have waited.
       const probeable = ctx.resident === s || s.holding.kind === 'none';
-      if (probeable && (await rowsFree(ctx, s, needs.rows, params))) continue;
+      const free = probeable && (await rowsFree(ctx, s, statement, needs.rows, params));
+      if (free === 'unknown') return { verdict: 'unknown', holder };
+      if (free) continue;
       const matched = await matchedRows(ctx, table, alias, where, xid!, params);
       return { verdict: 'waits', holder, event: 'transactionid', matched };
     }

@@ -1,0 +1,104 @@
+// Waits the session layer must foresee as a server has them, or refuse promptly: a
+// statement it wrongly takes to wait hangs until cancelled, and one it misses spins.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createNodePgliteEngine } from '../../../src/engine/pglite/node';
+import type { WorkerEngine } from '../../../src/engine/pglite/worker-engine';
+import { PgError, type Session } from '../../../src/engine/types';
+
+/** `promise`'s outcome, or 'still waiting' after `ms`. */
+async function within<T>(promise: Promise<T>, ms = 1500): Promise<T | 'still waiting'> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<'still waiting'>((resolve) => {
+    timer = setTimeout(() => resolve('still waiting'), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const settled = (p: Promise<unknown>) =>
+  p.then(
+    () => 'done',
+    (e: unknown) =>
+      e instanceof PgError
+        ? `${e.code} ${e.message}`
+        : e instanceof Error
+          ? `${e.name}: ${(e as { kind?: string }).kind ?? e.message}`
+          : e,
+  );
+
+describe('lock modes a statement takes', () => {
+  let engine: WorkerEngine;
+  let a: Session;
+  let b: Session;
+
+  beforeEach(async () => {
+    engine = await createNodePgliteEngine({}, { watchdogMs: 500 });
+    a = await engine.openSession({ applicationName: 'a' });
+    b = await engine.openSession({ applicationName: 'b' });
+  });
+  afterEach(() => engine.close());
+
+  it('an UPDATE that assigns a key its own value takes FOR NO KEY UPDATE, past a foreign key’s lock', async () => {
+    await b.query(
+      'CREATE TABLE parent (i int UNIQUE, c text); INSERT INTO parent VALUES (1, $$a$$); ' +
+        'CREATE TABLE child (i int REFERENCES parent (i))',
+    );
+    // The foreign-key check locks the parent row FOR KEY SHARE, which only a change of
+    // its key waits for; heap_update compares the values, so `i = i` changes none.
+    await a.query('BEGIN; INSERT INTO child VALUES (1)');
+    expect(await within(settled(b.query('BEGIN; UPDATE parent SET i = i')))).toBe('done');
+    await b.query('ROLLBACK');
+    const changing = settled(b.query('UPDATE parent SET i = i + 1'));
+    expect(await within(changing, 300)).toBe('still waiting');
+    await a.query('COMMIT');
+    expect(await changing).toMatch(/^23503/);
+  });
+
+  it('REFRESH MATERIALIZED VIEW CONCURRENTLY does not wait for a reader of the view (EXCLUSIVE)', async () => {
+    await b.query(
+      'CREATE TABLE t (id int); INSERT INTO t VALUES (1); ' +
+        'CREATE MATERIALIZED VIEW mv AS SELECT id FROM t; CREATE UNIQUE INDEX ON mv (id)',
+    );
+    await a.query('BEGIN; SELECT * FROM mv');
+    expect(await within(settled(b.query('REFRESH MATERIALIZED VIEW CONCURRENTLY mv')))).toBe(
+      'done',
+    );
+    // Without CONCURRENTLY it takes ACCESS EXCLUSIVE, and waits for the reader.
+    const plain = settled(b.query('REFRESH MATERIALIZED VIEW mv'));
+    expect(await within(plain, 300)).toBe('still waiting');
+    await a.query('COMMIT');
+    expect(await plain).toBe('done');
+  });
+});
+
+describe('a wait only the watchdog found', () => {
+  let engine: WorkerEngine;
+  afterEach(() => engine.close());
+
+  it('waits on the one parked transaction holding locks, seen by the tester’s probe, and ends with it', async () => {
+    engine = await createNodePgliteEngine({}, { watchdogMs: 500 });
+    const [holder, inserter, reader] = [
+      await engine.openSession({ applicationName: 'holder' }),
+      await engine.openSession({ applicationName: 'inserter' }),
+      await engine.openSession({ applicationName: 'reader' }),
+    ];
+    // The INSERT is inside a function, so no check sees the table: PGlite spins on the
+    // unique key the parked transaction inserted, and the watchdog finds the wait.
+    await reader.query(
+      'CREATE TABLE u (k int UNIQUE); ' +
+        'CREATE FUNCTION ins(int) RETURNS void LANGUAGE sql AS $$ INSERT INTO u VALUES ($1) $$',
+    );
+    await holder.query('BEGIN; INSERT INTO u VALUES (1)');
+    const insert = settled(inserter.query('SELECT ins(1)'));
+    expect(await within(insert, 3000)).toBe('still waiting');
+    const blocked = await reader.query(
+      `SELECT pg_isolation_test_session_is_blocked(${inserter.pid}, '{${holder.pid}}')`,
+    );
+    expect(blocked.results[0]!.rows).toEqual([['t']]);
+    await holder.query('COMMIT');
+    expect(await within(insert, 3000)).toMatch(/duplicate key|23505/);
+  });
+});
