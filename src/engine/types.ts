@@ -125,6 +125,11 @@ export const refusalKinds = [
    * re-read only the rows it locks (EvalPlanQual); run again afresh it might see more.
    */
   'recheck',
+  /**
+   * A table lock request that a server would queue behind another session's waiting
+   * request (it conflicts with the mode that one waits for); the layer keeps no queue.
+   */
+  'lock-queue',
 ] as const;
 
 /** One reason the engine cannot show something truthfully (see `refusalKinds`). */

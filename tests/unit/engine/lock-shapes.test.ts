@@ -102,3 +102,37 @@ describe('a wait only the watchdog found', () => {
     expect(await within(insert, 3000)).toMatch(/duplicate key|23505/);
   });
 });
+
+describe('the queue of waiting table-lock requests', () => {
+  let engine: WorkerEngine;
+  afterEach(() => engine.close());
+
+  it('refuses a request a server would queue behind a waiting one, and grants one that can go ahead', async () => {
+    engine = await createNodePgliteEngine({}, { watchdogMs: 500 });
+    const [reader, locker, other, setup] = [
+      await engine.openSession({ applicationName: 'reader' }),
+      await engine.openSession({ applicationName: 'locker' }),
+      await engine.openSession({ applicationName: 'other' }),
+      await engine.openSession({ applicationName: 'setup' }),
+    ];
+    await setup.query('CREATE TABLE q (); CREATE TABLE elsewhere ()');
+    await reader.query('BEGIN; LOCK TABLE q IN ACCESS SHARE MODE');
+    const exclusive = settled(locker.query('BEGIN; LOCK TABLE q IN ACCESS EXCLUSIVE MODE'));
+    expect(await within(exclusive, 300)).toBe('still waiting');
+    // ACCESS SHARE fits the lock held, but not the ACCESS EXCLUSIVE request waiting: a
+    // server queues it behind that request (LockAcquire checks the wait mask).
+    expect(await settled(other.query('BEGIN; LOCK TABLE q IN ACCESS SHARE MODE'))).toBe(
+      'NotExpressibleError: lock-queue',
+    );
+    await other.query('ROLLBACK');
+    // The reader already holds a lock the waiting request conflicts with: a server puts
+    // its new request ahead of the waiter (ProcSleep), so it is granted at once.
+    expect(await within(settled(reader.query('LOCK TABLE q IN ROW SHARE MODE')))).toBe('done');
+    // A table nobody waits for is no queue.
+    await other.query('BEGIN');
+    expect(await within(settled(other.query('LOCK TABLE elsewhere')))).toBe('done');
+    await other.query('ROLLBACK');
+    await reader.query('COMMIT');
+    expect(await exclusive).toBe('done');
+  });
+});

@@ -101,6 +101,12 @@ export interface SessionRecord {
   prepared: Map<string, { statement: string; text: string }>;
 }
 
+/** A table lock a waiting statement asks for. */
+export interface TableRequest {
+  relname: string;
+  mode: LockMode;
+}
+
 /** A statement waiting for a lock another session holds, and how to answer its caller. */
 export interface Waiter {
   s: SessionRecord;
@@ -123,6 +129,8 @@ export interface Waiter {
   standIn?: { gid: string; xid: string };
   /** For a wait on a row: what the recheck needs when the statement runs again. */
   rowWait?: RowWait;
+  /** For a wait on a table lock: the table and mode, which later requests queue behind. */
+  table?: TableRequest;
   /**
    * When the session's lock_timeout or statement_timeout ends the wait, and the error it
    * fails with (ProcessInterrupts in src/backend/tcop/postgres.c); null when neither is set.

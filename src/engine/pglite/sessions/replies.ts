@@ -77,6 +77,11 @@ const refusalWords = {
     'the snapshot the statement took before the wait and re-reads only the rows it locks ' +
     'or changes, while the in-browser engine runs it again from the start, which shows the ' +
     `same only when the change cannot reach what the statement reads; here ${why}`,
+  'lock-queue': (whom: string, table: string, mode: string) =>
+    `${whom} is waiting for ${mode} on ${table}, and this request conflicts with it: a ` +
+    'server puts it in the queue behind that request (and its deadlock check may reorder ' +
+    'the queue), while the in-browser engine keeps no queue of waiting requests and would ' +
+    'grant it at once',
   'other-database': (database: string) =>
     'PGlite’s one backend is connected to the database postgres for good, so a ' +
     `session in another database (${database}) cannot be shown`,

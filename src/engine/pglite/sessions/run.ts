@@ -193,6 +193,10 @@ export async function runQuery(
     return notExpressible('wait-unchecked', whose(verdict.holder));
   }
   if (verdict.verdict === 'waits') return waitFor(ctx, s, sql, params, verdict);
+  if (verdict.verdict === 'queued') {
+    const { waiter } = verdict;
+    return notExpressible('lock-queue', whose(waiter.s), waiter.table.relname, waiter.table.mode);
+  }
   if (parked) return notExpressible('parked-goes-on');
   let reply: BackendReply;
   if (verdict.verdict === 'done') {

@@ -10,7 +10,7 @@ import {
   type LockMode,
   type RowAction,
 } from '../waits';
-import type { LayerContext, ParkedLock, SessionRecord } from './context';
+import type { LayerContext, ParkedLock, SessionRecord, TableRequest, Waiter } from './context';
 import { quoteIdent, type MatchedRows } from './recheck';
 import { enter, setAside } from './parking';
 import { loadSettings } from './session-settings';
@@ -31,8 +31,12 @@ export type Verdict =
       matched?: MatchedRows;
       /** Whether it is still held, when that is not while the holder is parked. */
       held?: () => boolean;
+      /** For a table lock: the table and mode, which later requests queue behind. */
+      table?: TableRequest;
     }
-  | { verdict: 'unknown'; holder: SessionRecord };
+  | { verdict: 'unknown'; holder: SessionRecord }
+  /** It would queue behind `waiter`'s request for a table lock (see `queuedBehind`). */
+  | { verdict: 'queued'; waiter: Waiter & { table: TableRequest } };
 
 /** Whether a table lock in `mode` is the one a transaction takes with rows it locks or changes. */
 const locksRows = (mode: LockMode) => mode === 'RowShareLock' || mode === 'RowExclusiveLock';
@@ -263,6 +267,7 @@ async function readLockWait(
         event: 'relation',
         lock: `AccessExclusiveLock on ${tag!.rows[0]?.[0] ?? `relation ${table}`}`,
         held,
+        table: { relname: table, mode: 'AccessExclusiveLock' },
       };
     }
   }
@@ -283,6 +288,50 @@ async function analyzedChildren(ctx: LayerContext, statement: string): Promise<S
   return new Set(
     tree!.rows.flatMap(([parent, child]) => (mentions(statement, parent!) ? [child!] : [])),
   );
+}
+
+/**
+ * The waiting request a server would queue one of `statements`' table locks behind: one
+ * whose mode it conflicts with, on a table it names, unless `s` already holds a lock
+ * there that conflicts with that request (then a server puts it ahead: ProcSleep in
+ * src/backend/storage/lmgr/proc.c). Null when no waiter is in the way.
+ */
+async function queuedBehind(
+  ctx: LayerContext,
+  s: SessionRecord,
+  statements: string[],
+): Promise<(Waiter & { table: TableRequest }) | null> {
+  const waiting = ctx.waiters.filter(
+    (w): w is Waiter & { table: TableRequest } => w.s !== s && w.table !== undefined,
+  );
+  if (waiting.length === 0) return null;
+  // The table locks `s` holds: a closed transaction's reads, a parked one's locks, or
+  // what the backend holds for it now.
+  let own: { relname: string; mode: LockMode }[] = [];
+  const holding = s.holding;
+  if (holding.kind === 'released') {
+    own = holding.reads.map((relname) => ({ relname, mode: 'AccessShareLock' }));
+  } else if (holding.kind === 'parked') {
+    own = (await parkedRelationLocks(ctx)).filter((l) => l.holder === s);
+  } else if (ctx.resident === s) {
+    const [held] = await ctx.backend.exec(
+      `SELECT c.relname, l.mode FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+        WHERE l.locktype = 'relation' AND l.pid = pg_backend_pid() AND l.granted`,
+    );
+    own = held!.rows.map(([relname, mode]) => ({ relname: relname!, mode: mode as LockMode }));
+  }
+  for (const statement of statements) {
+    const { mode } = statementNeeds(statement);
+    if (mode === null) continue;
+    for (const w of waiting) {
+      if (!mentions(statement, w.table.relname) || !conflicts(mode, w.table.mode)) continue;
+      const ahead = own.some(
+        (l) => l.relname === w.table.relname && conflicts(l.mode, w.table.mode),
+      );
+      if (!ahead) return w;
+    }
+  }
+  return null;
 }
 
 /** Whether another session's parked transaction holds a lock on a relation `sql` names. */
@@ -346,6 +395,8 @@ export async function check(
   const statements = splitStatements(sql).map((st) => st.sql);
   const read = await readLockWait(ctx, s, statements);
   if (read) return read;
+  const queued = await queuedBehind(ctx, s, statements);
+  if (queued) return { verdict: 'queued', waiter: queued };
   if (![...ctx.sessions.values()].some((r) => r.holding.kind === 'parked'))
     return { verdict: 'free' };
   const locks = await parkedRelationLocks(ctx);
@@ -376,7 +427,8 @@ export async function check(
       }
       if (needs.mode !== null && conflicts(needs.mode, lock.mode)) {
         const tag = `${needs.mode} on ${lock.tag}`;
-        return { verdict: 'waits', holder: lock.holder, event: 'relation', lock: tag };
+        const table = { relname: lock.relname, mode: needs.mode };
+        return { verdict: 'waits', holder: lock.holder, event: 'relation', lock: tag, table };
       }
       if (!rowLocks || needs.rows.kind === 'none') continue;
       if (needs.rows.kind === 'unchecked') return { verdict: 'unknown', holder: lock.holder };

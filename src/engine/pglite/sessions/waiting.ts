@@ -8,6 +8,7 @@ import {
   whose,
   type LayerContext,
   type SessionRecord,
+  type TableRequest,
   type Waiter,
 } from './context';
 import { wake } from './in-flight';
@@ -33,6 +34,8 @@ export interface WaitOn {
   held?: () => boolean;
   /** The target rows the holder is changing too (see `RowWait.matched`). */
   matched?: MatchedRows;
+  /** For a table lock: the table and the mode asked for, which later requests queue behind. */
+  table?: TableRequest;
 }
 
 /** Makes `s` wait for `holder` (any parked transaction when null) to end. */
@@ -130,6 +133,7 @@ export async function waitFor(
     standIn,
     rowWait,
     timeout,
+    ...(wait.table ? { table: wait.table } : {}),
   });
   const reply = new Promise<QueryReply>((answer) => ctx.waiters.push(waiter(answer)));
   await expire(ctx); // sets the timer for its deadlock check
