@@ -125,6 +125,11 @@ export const refusalKinds = [
    * re-read only the rows it locks (EvalPlanQual); run again afresh it might see more.
    */
   'recheck',
+  /**
+   * A statement that waited for a row raised notices: on a server those raised before
+   * the wait reach the client before it, and which those were cannot be told here.
+   */
+  'notices-before-wait',
 ] as const;
 
 /** One reason the engine cannot show something truthfully (see `refusalKinds`). */

@@ -381,6 +381,38 @@ describe('waits on a parked transaction, never hangs', () => {
     expect(error).toBeInstanceOf(NotExpressibleError);
     expect((error as Error).message).toMatch(/cannot check this kind of statement in advance/);
   });
+
+  // On a server a statement that waits for a row has run part-way (its WHERE clause, a
+  // BEFORE trigger) and sent the notices raised so far before the wait.
+  it('a statement that waited for a row and raises notices is undone and refused', async () => {
+    await reader.query(`CREATE FUNCTION noisy(int) RETURNS bool LANGUAGE plpgsql AS
+      $$ BEGIN RAISE NOTICE 'looking at %', $1; RETURN true; END $$`);
+    await a.query("BEGIN; UPDATE jobs SET status = 'running' WHERE id = 1");
+    const waiting = b
+      .query("UPDATE jobs SET status = 'done' WHERE id = 1 AND noisy(id)")
+      .catch((e: unknown) => e);
+    await a.query('ROLLBACK');
+    expect(((await waiting) as NotExpressibleError).kind).toBe('notices-before-wait');
+    expect(await rows(reader, 'SELECT status FROM jobs WHERE id = 1')).toEqual([['queued']]);
+  });
+
+  it('a BEFORE INSERT trigger that fired before a unique-key wait is refused the same way', async () => {
+    await reader.query(`CREATE FUNCTION say() RETURNS trigger LANGUAGE plpgsql AS
+      $$ BEGIN RAISE NOTICE 'inserting %', NEW.id; RETURN NEW; END $$;
+      CREATE TRIGGER say BEFORE INSERT ON jobs FOR EACH ROW EXECUTE FUNCTION say()`);
+    await a.query('BEGIN; INSERT INTO jobs (id) VALUES (7)');
+    await b.query('BEGIN');
+    const waiting = b.query('INSERT INTO jobs (id) VALUES (7)').catch((e: unknown) => e);
+    await a.query('COMMIT');
+    expect(((await waiting) as NotExpressibleError).kind).toBe('notices-before-wait');
+  });
+
+  it('a statement that waited for a row and raises no notices runs again', async () => {
+    await a.query("BEGIN; UPDATE jobs SET status = 'running' WHERE id = 1");
+    const waiting = b.query("UPDATE jobs SET status = 'done' WHERE id = 1");
+    await a.query('ROLLBACK');
+    expect((await waiting).results[0]!.rowCount).toBe(1);
+  });
 });
 
 describe('an UPDATE whose WHERE the locked row no longer matches', () => {

@@ -77,6 +77,11 @@ const refusalWords = {
     'the snapshot the statement took before the wait and re-reads only the rows it locks ' +
     'or changes, while the in-browser engine runs it again from the start, which shows the ' +
     `same only when the change cannot reach what the statement reads; here ${why}`,
+  'notices-before-wait': () =>
+    'this statement waited for a row, and it raises notices (a trigger, or a function it ' +
+    'calls); on a server it runs part-way before the wait, so the notices raised up to ' +
+    'there reach the client before the wait and the rest after, while the in-browser ' +
+    'engine runs it only once the wait is over and cannot tell which notices came first',
   'other-database': (database: string) =>
     'PGlite’s one backend is connected to the database postgres for good, so a ' +
     `session in another database (${database}) cannot be shown`,

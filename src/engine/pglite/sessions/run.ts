@@ -14,7 +14,7 @@ import { finishStatement, get, setState, whose, type LayerContext } from './cont
 import type { SessionRecord } from './context';
 import { inFlightMs, startSleep } from './in-flight';
 import { enter, finishParked, setAside, settle, transactionEnd } from './parking';
-import { recheckPlan, runGuarded, type RowWait } from './recheck';
+import { recheckPlan, runGuarded, runUndoable, type RowWait } from './recheck';
 import { notExpressible, toReply, type Outcome, type QueryReply } from './replies';
 import { serial } from './journal';
 import { splitStatements } from '../../split-statements';
@@ -121,6 +121,16 @@ function joined(done: QueryResult, reply: QueryReply): QueryReply {
 }
 
 /**
+ * Whether `sql` can run inside a savepoint and be undone: data statements only, not ones
+ * that end or open a transaction, touch savepoints, or cannot run in a transaction block.
+ */
+function undoable(sql: string): boolean {
+  return splitStatements(sql).every(({ sql: statement }) =>
+    /^\s*(?:SELECT|INSERT|UPDATE|DELETE|MERGE|WITH|VALUES|TABLE|EXECUTE)\b/i.test(statement),
+  );
+}
+
+/**
  * Runs `s`'s statement, switching the backend to `s` first, unless one backend cannot
  * show it truthfully (refused) or it would wait on another session (it waits).
  */
@@ -182,7 +192,8 @@ export async function runQuery(
       return notExpressible('recheck', 'another parked transaction holds locks it meets');
     }
     const guarded = await runGuarded(ctx, s, sql, params, plan);
-    if (guarded === null) {
+    if (guarded !== 'stuck' && 'undone' in guarded) {
+      if (guarded.undone === 'notices') return notExpressible('notices-before-wait');
       return notExpressible('recheck', 'it would lock or change a row that transaction wrote');
     }
     if (guarded === 'stuck') {
@@ -191,7 +202,12 @@ export async function runQuery(
     }
     return finish(ctx, s, guarded, sql, params, advisory.calls);
   }
-  const verdict = failed ? ({ verdict: 'free' } as const) : await check(ctx, s, sql, params);
+  // A statement that waited for a row ran part-way on a server before it waited: it runs
+  // again undoably, and is refused if it raised notices (see `runUndoable`).
+  const woken = rowWait !== undefined && !failed;
+  const verdict = failed
+    ? ({ verdict: 'free' } as const)
+    : await check(ctx, s, sql, params, { quiet: woken });
   if (verdict.verdict === 'unknown') {
     return notExpressible('wait-unchecked', whose(verdict.holder));
   }
@@ -209,7 +225,11 @@ export async function runQuery(
         [sessionsJson(ctx, s), standInGids(ctx).join(',')],
       );
     }
-    const sent = await runReader(ctx, s, sql, params);
+    const sent =
+      woken && undoable(sql)
+        ? await runUndoable(ctx, s, sql, params)
+        : await runReader(ctx, s, sql, params);
+    if (sent !== 'stuck' && 'undone' in sent) return notExpressible('notices-before-wait');
     if (sent === 'stuck') {
       const holder = await likelyHolder(ctx, sql);
       return waitFor(ctx, s, sql, params, { holder, event: 'transactionid', watchdog: true });
