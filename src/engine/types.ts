@@ -130,6 +130,13 @@ export const refusalKinds = [
    * the wait reach the client before it, and which those were cannot be told here.
    */
   'notices-before-wait',
+  /**
+   * CREATE INDEX CONCURRENTLY and its kind, while transactions are set aside with PREPARE
+   * TRANSACTION: it commits part of its work and then waits for older transactions.
+   */
+  'waits-for-older',
+  /** The reader's own PREPARE TRANSACTION: a transaction no session holds, not followed. */
+  'prepared-by-reader',
 ] as const;
 
 /** One reason the engine cannot show something truthfully (see `refusalKinds`). */

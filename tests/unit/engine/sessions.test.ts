@@ -195,6 +195,27 @@ describe('many sessions on one PGlite backend', () => {
       );
     });
 
+    // CREATE INDEX CONCURRENTLY commits its first part, then waits for older transactions
+    // (their locks on the table, their snapshots): a prepared one would hang PGlite.
+    it('a CONCURRENTLY build beside prepared transactions is refused as waits-for-older', async () => {
+      const build = 'CREATE INDEX CONCURRENTLY ON jobs (status)';
+      await a.query("BEGIN; UPDATE jobs SET status = 'running' WHERE id = 1");
+      expect(await outcome(b, build)).toBe('waits-for-older');
+      await a.query('COMMIT');
+      expect(await outcome(b, build)).toBe('ran');
+    });
+
+    it('a reader’s own PREPARE TRANSACTION is refused as prepared-by-reader', async () => {
+      await a.query('BEGIN');
+      await a.query('INSERT INTO jobs (id) VALUES (7)');
+      expect(await outcome(a, "PREPARE TRANSACTION 'mine'")).toBe('prepared-by-reader');
+      expect(await rows(b, "SELECT count(*) FROM pg_prepared_xacts WHERE gid = 'mine'")).toEqual([
+        ['0'],
+      ]);
+      await a.query('ROLLBACK');
+      expect(await rows(b, 'SELECT count(*) FROM jobs')).toEqual([['6']]);
+    });
+
     it('a transaction that could not be parked is refused once as transaction-lost', async () => {
       await b.close();
       await a.query('CREATE TEMP TABLE mine (x int)'); // alone, a session may

@@ -121,6 +121,38 @@ function joined(done: QueryResult, reply: QueryReply): QueryReply {
 }
 
 /**
+ * The reader's own PREPARE TRANSACTION: it would leave a transaction no session holds,
+ * whose locks the checks and the watchdog cannot follow (they know parked sessions').
+ */
+const readersPrepare = /^\s*PREPARE\s+TRANSACTION\b/i;
+
+/**
+ * Commands that build or drop an index CONCURRENTLY (or detach a partition so): between
+ * transactions of their own they wait for every transaction that holds a lock on the
+ * table, and for every snapshot older than theirs (WaitForLockers, WaitForOlderSnapshots).
+ */
+const waitsForOlder =
+  /^\s*(?:CREATE\s+(?:UNIQUE\s+)?INDEX\s+CONCURRENTLY|DROP\s+INDEX\s+CONCURRENTLY|REINDEX\b[^;]*\bCONCURRENTLY|ALTER\s+TABLE\b[^;]*\bDETACH\s+PARTITION\b[^;]*\bCONCURRENTLY)\b/i;
+
+/**
+ * The transactions set aside with PREPARE TRANSACTION, as a reader would name them: a
+ * parked session's, or one the reader prepared with PREPARE TRANSACTION (by its gid).
+ */
+async function preparedTransactions(ctx: LayerContext): Promise<string[]> {
+  const [prepared] = await ctx.backend.exec('SELECT gid FROM pg_prepared_xacts ORDER BY gid');
+  const sessions = [...ctx.sessions.values()];
+  const names = prepared!.rows.map(([gid]) => {
+    const owner = sessions.find((r) => r.holding.kind === 'parked' && r.holding.gid === gid);
+    if (owner) return whose(owner);
+    const standIn = /^seat-ledger:(\d+):/.exec(gid!);
+    const standsFor = standIn ? ctx.sessions.get(Number(standIn[1])) : undefined;
+    if (standsFor) return whose(standsFor);
+    return `the prepared transaction '${gid}'`;
+  });
+  return [...new Set(names)];
+}
+
+/**
  * Whether `sql` can run inside a savepoint and be undone: data statements only, not ones
  * that end or open a transaction, touch savepoints, or cannot run in a transaction block.
  */
@@ -174,11 +206,22 @@ export async function runQuery(
   if (backendWide.test(sql) && ctx.sessions.size > 1) {
     return notExpressible('backend-wide-object');
   }
+  if (splitStatements(sql).some(({ sql: statement }) => readersPrepare.test(statement))) {
+    return notExpressible('prepared-by-reader');
+  }
   const advisory = await checkAdvisory(ctx, s, sql);
   if (advisory.verdict === 'refused') return advisory.reply;
   if (advisory.verdict === 'waits') return waitFor(ctx, s, sql, params, advisory.wait);
   // The resident's locks must be parked ones before the check can see them.
   if (ctx.resident && ctx.resident !== s) await setAside(ctx, ctx.resident);
+  // A CONCURRENTLY build commits its first part, then waits for older transactions. A
+  // parked one would hang PGlite (its locks), a stand-in would not make it wait as the
+  // snapshot it stands for would on a server (a prepared transaction has none), and a
+  // wait cut short leaves the first part behind: none of it can be shown.
+  if (splitStatements(sql).some(({ sql: statement }) => waitsForOlder.test(statement))) {
+    const others = await preparedTransactions(ctx);
+    if (others.length > 0) return notExpressible('waits-for-older', others.join(', '));
+  }
   const sleepMs = inFlightMs(ctx, s, sql);
   if (sleepMs !== null) return startSleep(ctx, s, sql, sleepMs);
   // In a failed transaction every statement but its end fails at once: nothing waits.
