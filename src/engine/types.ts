@@ -130,6 +130,23 @@ export const refusalKinds = [
    * request (it conflicts with the mode that one waits for); the layer keeps no queue.
    */
   'lock-queue',
+  /**
+   * A statement that waited for a row raised notices: on a server those raised before
+   * the wait reach the client before it, and which those were cannot be told here.
+   */
+  'notices-before-wait',
+  /**
+   * CREATE INDEX CONCURRENTLY and its kind, while transactions are set aside with PREPARE
+   * TRANSACTION: it commits part of its work and then waits for older transactions.
+   */
+  'waits-for-older',
+  /** The reader's own PREPARE TRANSACTION: a transaction no session holds, not followed. */
+  'prepared-by-reader',
+  /**
+   * The first snapshot of a SERIALIZABLE READ ONLY DEFERRABLE transaction while another
+   * SERIALIZABLE transaction that may write is set aside: a server waits for it to end.
+   */
+  'deferrable-snapshot',
 ] as const;
 
 /** One reason the engine cannot show something truthfully (see `refusalKinds`). */

@@ -136,3 +136,29 @@ describe('the queue of waiting table-lock requests', () => {
     expect(await exclusive).toBe('done');
   });
 });
+
+describe('a SERIALIZABLE READ ONLY DEFERRABLE snapshot', () => {
+  let engine: WorkerEngine;
+  afterEach(() => engine.close());
+
+  it('is refused while a SERIALIZABLE transaction that may write is set aside, and taken once none is', async () => {
+    engine = await createNodePgliteEngine({}, { watchdogMs: 500 });
+    const [writer, reporter] = [
+      await engine.openSession({ applicationName: 'writer' }),
+      await engine.openSession({ applicationName: 'reporter' }),
+    ];
+    await writer.query('CREATE TABLE acct (id int PRIMARY KEY, balance int)');
+    await writer.query('INSERT INTO acct VALUES (1, 0)');
+    await writer.query('BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT * FROM acct');
+    await reporter.query('BEGIN ISOLATION LEVEL SERIALIZABLE READ ONLY DEFERRABLE');
+    // On a server this SELECT waits for the writer's transaction (GetSafeSnapshot).
+    expect(await within(settled(reporter.query('SELECT * FROM acct')))).toBe(
+      'NotExpressibleError: deferrable-snapshot',
+    );
+    await reporter.query('ROLLBACK');
+    await writer.query('COMMIT');
+    await reporter.query('BEGIN ISOLATION LEVEL SERIALIZABLE READ ONLY DEFERRABLE');
+    expect(await within(settled(reporter.query('SELECT * FROM acct')))).toBe('done');
+    await reporter.query('COMMIT');
+  });
+});

@@ -195,6 +195,27 @@ describe('many sessions on one PGlite backend', () => {
       );
     });
 
+    // CREATE INDEX CONCURRENTLY commits its first part, then waits for older transactions
+    // (their locks on the table, their snapshots): a prepared one would hang PGlite.
+    it('a CONCURRENTLY build beside prepared transactions is refused as waits-for-older', async () => {
+      const build = 'CREATE INDEX CONCURRENTLY ON jobs (status)';
+      await a.query("BEGIN; UPDATE jobs SET status = 'running' WHERE id = 1");
+      expect(await outcome(b, build)).toBe('waits-for-older');
+      await a.query('COMMIT');
+      expect(await outcome(b, build)).toBe('ran');
+    });
+
+    it('a reader’s own PREPARE TRANSACTION is refused as prepared-by-reader', async () => {
+      await a.query('BEGIN');
+      await a.query('INSERT INTO jobs (id) VALUES (7)');
+      expect(await outcome(a, "PREPARE TRANSACTION 'mine'")).toBe('prepared-by-reader');
+      expect(await rows(b, "SELECT count(*) FROM pg_prepared_xacts WHERE gid = 'mine'")).toEqual([
+        ['0'],
+      ]);
+      await a.query('ROLLBACK');
+      expect(await rows(b, 'SELECT count(*) FROM jobs')).toEqual([['6']]);
+    });
+
     it('a transaction that could not be parked is refused once as transaction-lost', async () => {
       await b.close();
       await a.query('CREATE TEMP TABLE mine (x int)'); // alone, a session may
@@ -380,6 +401,38 @@ describe('waits on a parked transaction, never hangs', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NotExpressibleError);
     expect((error as Error).message).toMatch(/cannot check this kind of statement in advance/);
+  });
+
+  // On a server a statement that waits for a row has run part-way (its WHERE clause, a
+  // BEFORE trigger) and sent the notices raised so far before the wait.
+  it('a statement that waited for a row and raises notices is undone and refused', async () => {
+    await reader.query(`CREATE FUNCTION noisy(int) RETURNS bool LANGUAGE plpgsql AS
+      $$ BEGIN RAISE NOTICE 'looking at %', $1; RETURN true; END $$`);
+    await a.query("BEGIN; UPDATE jobs SET status = 'running' WHERE id = 1");
+    const waiting = b
+      .query("UPDATE jobs SET status = 'done' WHERE id = 1 AND noisy(id)")
+      .catch((e: unknown) => e);
+    await a.query('ROLLBACK');
+    expect(((await waiting) as NotExpressibleError).kind).toBe('notices-before-wait');
+    expect(await rows(reader, 'SELECT status FROM jobs WHERE id = 1')).toEqual([['queued']]);
+  });
+
+  it('a BEFORE INSERT trigger that fired before a unique-key wait is refused the same way', async () => {
+    await reader.query(`CREATE FUNCTION say() RETURNS trigger LANGUAGE plpgsql AS
+      $$ BEGIN RAISE NOTICE 'inserting %', NEW.id; RETURN NEW; END $$;
+      CREATE TRIGGER say BEFORE INSERT ON jobs FOR EACH ROW EXECUTE FUNCTION say()`);
+    await a.query('BEGIN; INSERT INTO jobs (id) VALUES (7)');
+    await b.query('BEGIN');
+    const waiting = b.query('INSERT INTO jobs (id) VALUES (7)').catch((e: unknown) => e);
+    await a.query('COMMIT');
+    expect(((await waiting) as NotExpressibleError).kind).toBe('notices-before-wait');
+  });
+
+  it('a statement that waited for a row and raises no notices runs again', async () => {
+    await a.query("BEGIN; UPDATE jobs SET status = 'running' WHERE id = 1");
+    const waiting = b.query("UPDATE jobs SET status = 'done' WHERE id = 1");
+    await a.query('ROLLBACK');
+    expect((await waiting).results[0]!.rowCount).toBe(1);
   });
 });
 

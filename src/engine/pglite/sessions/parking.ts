@@ -15,8 +15,16 @@ const noSnapshot = /^\s*(begin|start|set|savepoint|release|show|reset)\b/i;
 const transactionLocal =
   /^\s*(?:savepoint|release|rollback\s+(?:work\s+|transaction\s+)?to|set(?!\s+transaction\b)|reset)\b/i;
 
+/** A time setting as SHOW prints it (`0`, `300ms`, `2s`, `5min`, `1h`, `1d`), in ms. */
+export function durationMs(shown: string): number {
+  const match = /^(-?\d+(?:\.\d+)?)\s*(us|ms|s|min|h|d)?$/.exec(shown.trim());
+  if (!match) return 0;
+  const perUnit = { us: 0.001, ms: 1, s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000 };
+  return Number(match[1]) * perUnit[(match[2] ?? 'ms') as keyof typeof perUnit];
+}
+
 /** Whether `sql` takes a snapshot: any of its statements but those above does. */
-const takesSnapshot = (sql: string) =>
+export const takesSnapshot = (sql: string) =>
   splitStatements(sql).some((statement) => !noSnapshot.test(statement.sql));
 
 /** Sets the resident's transaction aside so another session can use the backend. */
@@ -130,7 +138,25 @@ export async function settle(
     return;
   }
   const shape = s.holding.kind === 'resident' ? s.holding : plainShape();
-  if (reply.status === 'T') {
+  const snapshotTaken =
+    takesSnapshot(sql) || (s.holding.kind === 'resident' && s.holding.snapshotTaken);
+  if (reply.status === 'T' && !snapshotTaken) {
+    // No snapshot yet (BEGIN, SET): a SELECT would take the transaction's first one, and
+    // for a SERIALIZABLE READ ONLY DEFERRABLE transaction that may wait for other
+    // transactions (GetSafeSnapshot). SHOW takes none; nor has the transaction an XID.
+    const read = await ctx.backend.exec(
+      'SHOW transaction_isolation; SHOW transaction_read_only; SHOW transaction_deferrable; ' +
+        'SHOW idle_in_transaction_session_timeout; SHOW transaction_timeout',
+    );
+    const [level, readOnly, deferrable, idle, xact] = read.map((r) => r.rows[0]![0]!);
+    Object.assign(shape, {
+      isolation: level!,
+      readOnly: readOnly === 'on',
+      deferrable: deferrable === 'on',
+    });
+    s.xid = null;
+    s.timeouts = { idleMs: durationMs(idle!), transactionMs: durationMs(xact!) };
+  } else if (reply.status === 'T') {
     // The session's timeouts, in ms, as its settings stand (SET may have changed them).
     // current_setting shows them with a unit (`300ms`, `5min`, `0`), which reads as an
     // interval; the pg_settings view would build a row for every setting, each time.
@@ -162,7 +188,7 @@ export async function settle(
     s.xactSeq++;
   }
   const snapshot = takesSnapshot(sql);
-  if (snapshot) s.holding.snapshotTaken = true;
+  if (snapshotTaken) s.holding.snapshotTaken = true;
   s.holding.portalSnapshot = extended && snapshot;
   ctx.resident = s;
   setState(ctx, s, reply.status === 'E' ? 'idle in transaction (aborted)' : 'idle in transaction');

@@ -176,35 +176,41 @@ async function untouchedRows(
 
 export const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
+/** Why a statement run again inside a savepoint was undone. */
+export type Undone = { undone: 'notices' | 'touched' };
+
 /**
- * Runs `sql` again in `s`'s transaction (in one of its own when `s` has none), inside a
- * savepoint, and keeps what it did only if it touched no row the holder wrote: such a row
- * may be one a server's recheck would not have looked at (a row the holder inserted, or
- * changed so that it now matches). Resolves to null when it did, having undone it.
+ * Runs `sql`, which waited for a row, again in `s`'s transaction (in one of its own when
+ * `s` has none), inside a savepoint, and keeps what it did only if it raised no notices
+ * and `touched`, asked before and after, says the same. Notices: on a server the
+ * statement ran part-way before it waited (its WHERE clause, a BEFORE trigger, an index
+ * insertion that met the other row), so the notices raised up to there reached the client
+ * before the wait, the rest after; run again from the start it raises them all after, and
+ * which came before cannot be told. Resolves to why it was undone when it was.
  */
-export async function runGuarded(
+export async function runUndoable(
   ctx: LayerContext,
   s: SessionRecord,
   sql: string,
   params: unknown[] | undefined,
-  {
-    relations,
-    holderXid,
-    matched,
-  }: { relations: string[]; holderXid: string; matched?: MatchedRows },
-): Promise<BackendReply | 'stuck' | null> {
+  touched: () => Promise<number> = () => Promise.resolve(0),
+): Promise<BackendReply | 'stuck' | Undone> {
   const { backend } = ctx;
   await enter(ctx, s);
   const implicit = s.holding.kind === 'none';
   if (implicit) await backend.exec('BEGIN');
   await backend.exec('SAVEPOINT seat_ledger_recheck');
-  const before = await untouchedRows(ctx, relations, holderXid, matched);
+  const before = await touched();
   const reply = await runReader(ctx, s, sql, params);
-  const after =
-    reply !== 'stuck' && !reply.error
-      ? await untouchedRows(ctx, relations, holderXid, matched)
-      : before;
-  const kept = reply !== 'stuck' && after === before;
+  const undone: Undone['undone'] | null =
+    reply === 'stuck'
+      ? null
+      : reply.notices.length > 0
+        ? 'notices'
+        : !reply.error && (await touched()) !== before
+          ? 'touched'
+          : null;
+  const kept = reply !== 'stuck' && undone === null;
   await backend.exec(
     kept && !(reply as BackendReply).error
       ? 'RELEASE SAVEPOINT seat_ledger_recheck'
@@ -215,11 +221,30 @@ export async function runGuarded(
     await backend.exec(kept && !(reply as BackendReply).error ? 'COMMIT' : 'ROLLBACK');
   }
   if (reply === 'stuck') return 'stuck';
-  if (!kept) return null;
+  if (undone) return { undone };
   if (reply.error && !implicit) {
     // Failed in the session's transaction: sent for real, it fails and aborts it, as on a
     // server (the savepoint kept the transaction usable until now).
     return runReader(ctx, s, sql, params);
   }
   return implicit ? { ...reply, status: 'I' } : reply;
+}
+
+/**
+ * Runs `sql` again as `runUndoable` does, and keeps what it did only if it also touched no
+ * row the holder wrote: such a row may be one a server's recheck would not have looked at
+ * (a row the holder inserted, or changed so that it now matches).
+ */
+export function runGuarded(
+  ctx: LayerContext,
+  s: SessionRecord,
+  sql: string,
+  params: unknown[] | undefined,
+  {
+    relations,
+    holderXid,
+    matched,
+  }: { relations: string[]; holderXid: string; matched?: MatchedRows },
+): Promise<BackendReply | 'stuck' | Undone> {
+  return runUndoable(ctx, s, sql, params, () => untouchedRows(ctx, relations, holderXid, matched));
 }

@@ -82,6 +82,29 @@ const refusalWords = {
     'server puts it in the queue behind that request (and its deadlock check may reorder ' +
     'the queue), while the in-browser engine keeps no queue of waiting requests and would ' +
     'grant it at once',
+  'notices-before-wait': () =>
+    'this statement waited for a row, and it raises notices (a trigger, or a function it ' +
+    'calls); on a server it runs part-way before the wait, so the notices raised up to ' +
+    'there reach the client before the wait and the rest after, while the in-browser ' +
+    'engine runs it only once the wait is over and cannot tell which notices came first',
+  'waits-for-older': (whom: string) =>
+    'CREATE INDEX CONCURRENTLY (and REINDEX, DROP INDEX or DETACH PARTITION CONCURRENTLY) ' +
+    'commits part of its work and then waits for every older transaction that holds a ' +
+    'lock on the table or an old snapshot; PGlite’s one backend holds transactions ' +
+    `prepared with PREPARE TRANSACTION (${whom}), which PGlite might wait on for good, ` +
+    'or not wait on where a server would (a prepared transaction holds no snapshot), and ' +
+    'the in-browser engine cannot show the statement stopped part-way',
+  'prepared-by-reader': () =>
+    'the in-browser engine itself uses PREPARE TRANSACTION to set sessions’ transactions ' +
+    'aside, and follows the locks of those only; a transaction you prepare belongs to no ' +
+    'session, so a statement that waits for its locks could not be seen in advance and ' +
+    'would hang PGlite',
+  'deferrable-snapshot': (whom: string) =>
+    'a SERIALIZABLE READ ONLY DEFERRABLE transaction takes its first snapshot only once ' +
+    `no SERIALIZABLE transaction that may write is running (${whom} has one open); a ` +
+    'server waits for those to end, then keeps that snapshot if it is safe or takes ' +
+    'another, while here they are set aside with PREPARE TRANSACTION, which PGlite would ' +
+    'wait on for good, and which snapshot a server would use cannot be told',
   'other-database': (database: string) =>
     'PGlite’s one backend is connected to the database postgres for good, so a ' +
     `session in another database (${database}) cannot be shown`,

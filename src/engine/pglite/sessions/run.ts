@@ -13,8 +13,8 @@ import type { AdvisoryCall } from '../advisory';
 import { finishStatement, get, setState, whose, type LayerContext } from './context';
 import type { SessionRecord } from './context';
 import { inFlightMs, startSleep } from './in-flight';
-import { enter, finishParked, setAside, settle, transactionEnd } from './parking';
-import { recheckPlan, runGuarded, type RowWait } from './recheck';
+import { enter, finishParked, setAside, settle, takesSnapshot, transactionEnd } from './parking';
+import { recheckPlan, runGuarded, runUndoable, type RowWait } from './recheck';
 import { notExpressible, toReply, type Outcome, type QueryReply } from './replies';
 import { serial } from './journal';
 import { splitStatements } from '../../split-statements';
@@ -121,6 +121,48 @@ function joined(done: QueryResult, reply: QueryReply): QueryReply {
 }
 
 /**
+ * The reader's own PREPARE TRANSACTION: it would leave a transaction no session holds,
+ * whose locks the checks and the watchdog cannot follow (they know parked sessions').
+ */
+const readersPrepare = /^\s*PREPARE\s+TRANSACTION\b/i;
+
+/**
+ * Commands that build or drop an index CONCURRENTLY (or detach a partition so): between
+ * transactions of their own they wait for every transaction that holds a lock on the
+ * table, and for every snapshot older than theirs (WaitForLockers, WaitForOlderSnapshots).
+ */
+const waitsForOlder =
+  /^\s*(?:CREATE\s+(?:UNIQUE\s+)?INDEX\s+CONCURRENTLY|DROP\s+INDEX\s+CONCURRENTLY|REINDEX\b[^;]*\bCONCURRENTLY|ALTER\s+TABLE\b[^;]*\bDETACH\s+PARTITION\b[^;]*\bCONCURRENTLY)\b/i;
+
+/**
+ * The transactions set aside with PREPARE TRANSACTION, as a reader would name them: a
+ * parked session's, or one the reader prepared with PREPARE TRANSACTION (by its gid).
+ */
+async function preparedTransactions(ctx: LayerContext): Promise<string[]> {
+  const [prepared] = await ctx.backend.exec('SELECT gid FROM pg_prepared_xacts ORDER BY gid');
+  const sessions = [...ctx.sessions.values()];
+  const names = prepared!.rows.map(([gid]) => {
+    const owner = sessions.find((r) => r.holding.kind === 'parked' && r.holding.gid === gid);
+    if (owner) return whose(owner);
+    const standIn = /^seat-ledger:(\d+):/.exec(gid!);
+    const standsFor = standIn ? ctx.sessions.get(Number(standIn[1])) : undefined;
+    if (standsFor) return whose(standsFor);
+    return `the prepared transaction '${gid}'`;
+  });
+  return [...new Set(names)];
+}
+
+/**
+ * Whether `sql` can run inside a savepoint and be undone: data statements only, not ones
+ * that end or open a transaction, touch savepoints, or cannot run in a transaction block.
+ */
+function undoable(sql: string): boolean {
+  return splitStatements(sql).every(({ sql: statement }) =>
+    /^\s*(?:SELECT|INSERT|UPDATE|DELETE|MERGE|WITH|VALUES|TABLE|EXECUTE)\b/i.test(statement),
+  );
+}
+
+/**
  * Runs `s`'s statement, switching the backend to `s` first, unless one backend cannot
  * show it truthfully (refused) or it would wait on another session (it waits).
  */
@@ -158,17 +200,30 @@ export async function runQuery(
     setState(ctx, s, 'idle');
     return notExpressible('transaction-lost', holding.reason);
   }
+  const deferring = deferredBy(ctx, s, sql);
+  if (deferring) return notExpressible('deferrable-snapshot', whose(deferring));
   if (temporaryObject.test(sql) && ctx.sessions.size > 1) {
     return notExpressible('temporary-object');
   }
   if (backendWide.test(sql) && ctx.sessions.size > 1) {
     return notExpressible('backend-wide-object');
   }
+  if (splitStatements(sql).some(({ sql: statement }) => readersPrepare.test(statement))) {
+    return notExpressible('prepared-by-reader');
+  }
   const advisory = await checkAdvisory(ctx, s, sql);
   if (advisory.verdict === 'refused') return advisory.reply;
   if (advisory.verdict === 'waits') return waitFor(ctx, s, sql, params, advisory.wait);
   // The resident's locks must be parked ones before the check can see them.
   if (ctx.resident && ctx.resident !== s) await setAside(ctx, ctx.resident);
+  // A CONCURRENTLY build commits its first part, then waits for older transactions. A
+  // parked one would hang PGlite (its locks), a stand-in would not make it wait as the
+  // snapshot it stands for would on a server (a prepared transaction has none), and a
+  // wait cut short leaves the first part behind: none of it can be shown.
+  if (splitStatements(sql).some(({ sql: statement }) => waitsForOlder.test(statement))) {
+    const others = await preparedTransactions(ctx);
+    if (others.length > 0) return notExpressible('waits-for-older', others.join(', '));
+  }
   const sleepMs = inFlightMs(ctx, s, sql);
   if (sleepMs !== null) return startSleep(ctx, s, sql, sleepMs);
   // In a failed transaction every statement but its end fails at once: nothing waits.
@@ -182,13 +237,19 @@ export async function runQuery(
       return notExpressible('recheck', 'another parked transaction holds locks it meets');
     }
     const guarded = await runGuarded(ctx, s, sql, params, plan);
-    if (guarded === null) {
+    if (guarded !== 'stuck' && 'undone' in guarded) {
+      if (guarded.undone === 'notices') return notExpressible('notices-before-wait');
       return notExpressible('recheck', 'it would lock or change a row that transaction wrote');
     }
     if (guarded === 'stuck') return stuckWait(ctx, s, sql, params);
     return finish(ctx, s, guarded, sql, params, advisory.calls);
   }
-  const verdict = failed ? ({ verdict: 'free' } as const) : await check(ctx, s, sql, params);
+  // A statement that waited for a row ran part-way on a server before it waited: it runs
+  // again undoably, and is refused if it raised notices (see `runUndoable`).
+  const woken = rowWait !== undefined && !failed;
+  const verdict = failed
+    ? ({ verdict: 'free' } as const)
+    : await check(ctx, s, sql, params, { quiet: woken });
   if (verdict.verdict === 'unknown') {
     return notExpressible('wait-unchecked', whose(verdict.holder));
   }
@@ -210,7 +271,11 @@ export async function runQuery(
         [sessionsJson(ctx, s), standInGids(ctx).join(',')],
       );
     }
-    const sent = await runReader(ctx, s, sql, params);
+    const sent =
+      woken && undoable(sql)
+        ? await runUndoable(ctx, s, sql, params)
+        : await runReader(ctx, s, sql, params);
+    if (sent !== 'stuck' && 'undone' in sent) return notExpressible('notices-before-wait');
     if (sent === 'stuck') return stuckWait(ctx, s, sql, params);
     reply = sent;
     if (seesSessions) {
@@ -222,6 +287,32 @@ export async function runQuery(
     }
   }
   return finish(ctx, s, reply, sql, params, advisory.calls);
+}
+
+/**
+ * The session whose SERIALIZABLE transaction the first snapshot of `s`'s SERIALIZABLE
+ * READ ONLY DEFERRABLE transaction would wait for: on a server it waits until every
+ * SERIALIZABLE transaction that may write has ended, then keeps that snapshot if it is
+ * safe or takes another (GetSafeSnapshot in src/backend/storage/lmgr/predicate.c). Here
+ * those transactions are set aside, so PGlite would wait for good, and which snapshot a
+ * server would keep cannot be told. Null when nothing stands in the way.
+ */
+function deferredBy(ctx: LayerContext, s: SessionRecord, sql: string): SessionRecord | null {
+  const h = s.holding;
+  const deferrable =
+    (h.kind === 'resident' && !h.snapshotTaken) || h.kind === 'released'
+      ? h.isolation === 'serializable' && h.readOnly && h.deferrable
+      : false;
+  if (!deferrable || !takesSnapshot(sql) || transactionEnd(sql)) return null;
+  for (const r of ctx.sessions.values()) {
+    if (r === s) continue;
+    const o = r.holding;
+    if (o.kind === 'parked' && o.isolation === 'serializable') return r;
+    if ((o.kind === 'resident' || o.kind === 'released') && o.isolation === 'serializable') {
+      if (!o.readOnly) return r;
+    }
+  }
+  return null;
 }
 
 /**

@@ -390,6 +390,7 @@ export async function check(
   s: SessionRecord,
   sql: string,
   params?: unknown[],
+  { quiet = false }: { quiet?: boolean } = {},
 ): Promise<Verdict> {
   const { backend } = ctx;
   const statements = splitStatements(sql).map((st) => st.sql);
@@ -477,23 +478,30 @@ export async function check(
   // savepoint, rolled back when it would have waited (a lock NOWAIT could not take
   // gives the transaction no XID); with no transaction open it is the statement itself.
   // A parked session's probe runs on its own: it only tells whether the statement waits.
+  // With `quiet` (the statement waited before, see `runUndoable`) a probe that raised
+  // notices is undone, even with no transaction open, and the statement is left to run.
   const own = s.holding.kind === 'resident' || s.holding.kind === 'released';
+  const alone = s.holding.kind === 'none';
   if (own) {
     await enter(ctx, s);
     await backend.exec('SAVEPOINT seat_ledger_probe');
   } else {
     if (ctx.resident) await setAside(ctx, ctx.resident);
     await loadSettings(ctx, s);
+    if (alone && quiet) await backend.exec('BEGIN');
   }
   const reply = await runReader(ctx, s, withNowait(sql), params);
   const blocked = reply === 'stuck' || reply.error?.code === '55P03';
   const failed = reply !== 'stuck' && reply.error !== undefined;
+  const noisy = quiet && reply !== 'stuck' && reply.notices.length > 0;
   if (own) {
     await backend.exec(
-      blocked || failed
+      blocked || failed || noisy
         ? 'ROLLBACK TO SAVEPOINT seat_ledger_probe; RELEASE SAVEPOINT seat_ledger_probe'
         : 'RELEASE SAVEPOINT seat_ledger_probe',
     );
+  } else if (alone && quiet) {
+    await backend.exec(blocked || failed || noisy ? 'ROLLBACK' : 'COMMIT');
   }
   if (blocked) {
     const watchdog = reply === 'stuck';
@@ -501,7 +509,8 @@ export async function check(
   }
   // Failed otherwise inside the transaction: sent for real, it fails and aborts it there,
   // as on a server.
-  if (own && failed) return { verdict: 'free' };
-  if (own || s.holding.kind === 'none') return { verdict: 'done', reply };
+  if ((own && failed) || noisy) return { verdict: 'free' };
+  if (own) return { verdict: 'done', reply };
+  if (alone) return { verdict: 'done', reply: { ...reply, status: 'I' } };
   return { verdict: 'free' };
 }

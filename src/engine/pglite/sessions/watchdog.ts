@@ -1,5 +1,6 @@
 // What the page's watchdog sees: each reader statement, numbered, as it goes out and comes back.
 import type { BackendReply } from '../backend';
+import { standInGids } from './activity';
 import type { LayerContext, SessionRecord } from './context';
 import type { JournalEntry } from './journal';
 
@@ -28,12 +29,12 @@ export async function runReader(
   const seq = ++ctx.statementSeq;
   if (ctx.stuck.has(seq)) return 'stuck';
   if (ctx.replaying || !watch) return backend.run(sql, params);
-  // Only a lock held by a parked transaction can make PGlite's one backend wait; a
-  // stand-in for a snapshot or a sleeping statement holds none (unknown counts as some).
-  const guarded = [...ctx.sessions.values()].some(
-    (r) =>
-      r.holding.kind === 'parked' && (ctx.parkedLocksByGid.get(r.holding.gid)?.length ?? 1) > 0,
-  );
+  // Only a transaction set aside with PREPARE TRANSACTION can make PGlite's one backend
+  // wait: by its locks, or, holding none (a stand-in for a snapshot), by being a running
+  // transaction some waits wait out (a DEFERRABLE snapshot, CREATE INDEX CONCURRENTLY).
+  const guarded =
+    [...ctx.sessions.values()].some((r) => r.holding.kind === 'parked') ||
+    standInGids(ctx).length > 0;
   watch.statement({ seq, sessionId: s.id, guarded, done: false });
   try {
     return await backend.run(sql, params);
