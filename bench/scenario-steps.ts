@@ -25,18 +25,28 @@ function stepMeasures(page: Page): Promise<{ ms: number; waited: boolean }[]> {
   );
 }
 
-/** Plays one scenario run to its end by pressing Next, and returns its step times. */
+/**
+ * Plays one scenario run to its end by pressing Next, and returns its step times. A press
+ * may send several steps (those chained to the one before), so each waits for the
+ * position to move on, wherever it moves to.
+ */
 async function playRun(page: Page, url: string, demo: string) {
   await page.goto(url);
-  const idle = (step: number) =>
-    page
-      .locator(`[data-demo="${demo}"][data-engine="ready"][data-step="${step}"][data-busy="no"]`)
-      .waitFor({ timeout: 120_000 });
-  await idle(0);
-  const of = Number(await page.locator(`[data-demo="${demo}"]`).getAttribute('data-of'));
-  for (let step = 1; step <= of; step++) {
+  const root = `[data-demo="${demo}"]`;
+  await page.locator(`${root}[data-engine="ready"][data-busy="no"]`).waitFor({ timeout: 120_000 });
+  const of = Number(await page.locator(root).getAttribute('data-of'));
+  let at = 0;
+  while (at < of) {
     await page.getByRole('button', { name: 'Next' }).click();
-    await idle(step);
+    await page.waitForFunction(
+      ({ root, from }) => {
+        const el = document.querySelector<HTMLElement>(root);
+        return el?.dataset.busy === 'no' && Number(el.dataset.step) > from;
+      },
+      { root, from: at },
+      { timeout: 120_000 },
+    );
+    at = Number(await page.locator(root).getAttribute('data-step'));
   }
   return stepMeasures(page);
 }
