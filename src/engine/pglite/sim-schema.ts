@@ -8,6 +8,29 @@
 /** Where `sim` sits in every session's search path (see `engineStartParams`). */
 export const simSearchPath = '"$user", public, sim, pg_catalog';
 
+/** What `sim` shows in place of the catalog's own (see `simSchemaSql`). */
+const shadowed = [
+  'pg_stat_activity',
+  'pg_backend_pid',
+  'pg_cancel_backend',
+  'pg_terminate_backend',
+  'pg_isolation_test_session_is_blocked',
+];
+const qualified = new RegExp(
+  String.raw`(?<![\w$"])(?:pg_catalog|"pg_catalog")\s*\.\s*("?)(${shadowed.join('|')})\1(?![\w$])`,
+  'gi',
+);
+
+/**
+ * `sql` with names qualified as `pg_catalog.` that `sim` shadows (pg_stat_activity,
+ * pg_backend_pid(), pg_cancel_backend(), …) pointed at `sim`: qualified, they would skip
+ * the search path and show PGlite's one real backend instead of the reader's sessions
+ * (the isolation tester itself cancels with `pg_catalog.pg_cancel_backend`).
+ */
+export function toSimNames(sql: string): string {
+  return sql.replace(qualified, (_m, _q: string, name: string) => `sim.${name.toLowerCase()}`);
+}
+
 /** The SQL that creates the `sim` schema, and the ordinary role `app`. */
 export const simSchemaSql = `
 CREATE SCHEMA sim;

@@ -1,5 +1,6 @@
 // What the page's watchdog sees: each reader statement, numbered, as it goes out and comes back.
 import type { BackendReply } from '../backend';
+import { toSimNames } from '../sim-schema';
 import { standInGids } from './activity';
 import type { LayerContext, SessionRecord } from './context';
 import type { JournalEntry } from './journal';
@@ -28,7 +29,7 @@ export async function runReader(
   const { backend, watch } = ctx;
   const seq = ++ctx.statementSeq;
   if (ctx.stuck.has(seq)) return 'stuck';
-  if (ctx.replaying || !watch) return backend.run(sql, params);
+  if (ctx.replaying || !watch) return backend.run(toSimNames(sql), params);
   // Only a transaction set aside with PREPARE TRANSACTION can make PGlite's one backend
   // wait: by its locks, or, holding none (a stand-in for a snapshot), by being a running
   // transaction some waits wait out (a DEFERRABLE snapshot, CREATE INDEX CONCURRENTLY).
@@ -37,7 +38,7 @@ export async function runReader(
     standInGids(ctx).length > 0;
   watch.statement({ seq, sessionId: s.id, guarded, done: false });
   try {
-    return await backend.run(sql, params);
+    return await backend.run(toSimNames(sql), params);
   } finally {
     watch.statement({ seq, sessionId: s.id, guarded, done: true });
   }
