@@ -139,12 +139,20 @@ async function cancelledWaitFreesItsRows(engine: Engine) {
   await within(first, 200);
   const third = outcome(c.query('UPDATE pair SET v = 3 WHERE id = 1'));
   await within(third, 200);
-  const activity = async () =>
-    (
-      await observer.query(
-        "SELECT application_name, state, wait_event_type, wait_event FROM pg_stat_activity WHERE application_name LIKE 'worker-%' ORDER BY 1",
-      )
-    ).results[0]!.rows;
+  // A server's backend reports itself idle a moment before it starts to wait for its
+  // client (ClientRead): read again until no idle session is caught in between.
+  const activity = async () => {
+    for (let tries = 0; ; tries++) {
+      const rows = (
+        await observer.query(
+          "SELECT application_name, state, wait_event_type, wait_event FROM pg_stat_activity WHERE application_name LIKE 'worker-%' ORDER BY 1",
+        )
+      ).results[0]!.rows;
+      if (tries >= 20 || !rows.some(([, state, type]) => state === 'idle' && type === null))
+        return rows;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
   const before = await activity();
   await observer.query(`SELECT pg_cancel_backend(${a.pid})`);
   const outcomes = [await first, await third];
