@@ -140,42 +140,25 @@ export async function settle(
   const shape = s.holding.kind === 'resident' ? s.holding : plainShape();
   const snapshotTaken =
     takesSnapshot(sql) || (s.holding.kind === 'resident' && s.holding.snapshotTaken);
-  if (reply.status === 'T' && !snapshotTaken) {
-    // No snapshot yet (BEGIN, SET): a SELECT would take the transaction's first one, and
-    // for a SERIALIZABLE READ ONLY DEFERRABLE transaction that may wait for other
-    // transactions (GetSafeSnapshot). SHOW takes none; nor has the transaction an XID.
+  if (reply.status === 'T') {
+    // The transaction's shape and the session's timeouts (SET may have changed them),
+    // read with SHOW: a SELECT would take the transaction's first snapshot if it had none
+    // yet (after BEGIN or SET), and for a SERIALIZABLE READ ONLY DEFERRABLE transaction
+    // that may wait for other transactions (GetSafeSnapshot). Only a transaction that has
+    // a snapshot can have an XID, so only then is it asked for one.
     const read = await ctx.backend.exec(
       'SHOW transaction_isolation; SHOW transaction_read_only; SHOW transaction_deferrable; ' +
-        'SHOW idle_in_transaction_session_timeout; SHOW transaction_timeout',
+        'SHOW idle_in_transaction_session_timeout; SHOW transaction_timeout' +
+        (snapshotTaken ? '; SELECT pg_current_xact_id_if_assigned()::text' : ''),
     );
-    const [level, readOnly, deferrable, idle, xact] = read.map((r) => r.rows[0]![0]!);
+    const [level, readOnly, deferrable, idle, xact, xid] = read.map((r) => r.rows[0]![0]);
     Object.assign(shape, {
       isolation: level!,
       readOnly: readOnly === 'on',
       deferrable: deferrable === 'on',
     });
-    s.xid = null;
-    s.timeouts = { idleMs: durationMs(idle!), transactionMs: durationMs(xact!) };
-  } else if (reply.status === 'T') {
-    // The session's timeouts, in ms, as its settings stand (SET may have changed them).
-    // current_setting shows them with a unit (`300ms`, `5min`, `0`), which reads as an
-    // interval; the pg_settings view would build a row for every setting, each time.
-    const [read] = await ctx.backend.exec(
-      `SELECT current_setting('transaction_isolation'),
-              current_setting('transaction_read_only') = 'on',
-              current_setting('transaction_deferrable') = 'on',
-              pg_current_xact_id_if_assigned()::text,
-              extract(epoch FROM current_setting('idle_in_transaction_session_timeout')::interval) * 1000,
-              extract(epoch FROM current_setting('transaction_timeout')::interval) * 1000`,
-    );
-    const [level, readOnly, deferrable, xid, idle, xact] = read!.rows[0]!;
-    Object.assign(shape, {
-      isolation: level!,
-      readOnly: readOnly === 't',
-      deferrable: deferrable === 't',
-    });
     s.xid = xid ?? null;
-    s.timeouts = { idleMs: Number(idle), transactionMs: Number(xact) };
+    s.timeouts = { idleMs: durationMs(idle!), transactionMs: durationMs(xact!) };
   }
   // Statements past the one that failed never ran.
   const ran = reply.error ? reply.results.length : Infinity;
