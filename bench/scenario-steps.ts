@@ -5,6 +5,7 @@ import { readdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import '../scripts/resolve-ts.ts';
 import { runSql, waitForEngine } from '../tests/e2e/console-driver.ts';
+import { playToEnd } from '../tests/e2e/player-driver.ts';
 
 const { loadScenario, scenarioIds } = await import('../src/scenario/load.ts');
 const { defaultSelection, everyChoice, isRecorded, planSteps } =
@@ -25,29 +26,13 @@ function stepMeasures(page: Page): Promise<{ ms: number; waited: boolean }[]> {
   );
 }
 
-/**
- * Plays one scenario run to its end by pressing Next, and returns its step times. A press
- * may send several steps (those chained to the one before), so each waits for the
- * position to move on, wherever it moves to.
- */
+/** Plays one scenario run to its end by pressing Next, and returns its step times. */
 async function playRun(page: Page, url: string, demo: string) {
   await page.goto(url);
-  const root = `[data-demo="${demo}"]`;
-  await page.locator(`${root}[data-engine="ready"][data-busy="no"]`).waitFor({ timeout: 120_000 });
-  const of = Number(await page.locator(root).getAttribute('data-of'));
-  let at = 0;
-  while (at < of) {
-    await page.getByRole('button', { name: 'Next' }).click();
-    await page.waitForFunction(
-      ({ root, from }) => {
-        const el = document.querySelector<HTMLElement>(root);
-        return el?.dataset.busy === 'no' && Number(el.dataset.step) > from;
-      },
-      { root, from: at },
-      { timeout: 120_000 },
-    );
-    at = Number(await page.locator(root).getAttribute('data-step'));
-  }
+  await page
+    .locator(`[data-demo="${demo}"][data-engine="ready"][data-busy="no"]`)
+    .waitFor({ timeout: 120_000 });
+  await playToEnd(page, demo, () => page.getByRole('button', { name: 'Next' }).click(), 120_000);
   return stepMeasures(page);
 }
 

@@ -4,6 +4,7 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { playToEnd } from './player-driver';
 import { startSite } from './site';
 
 /** Waits until the demo is up and nothing is running. */
@@ -23,31 +24,11 @@ async function tabTo(page: Page, name: string): Promise<void> {
   throw new Error(`Tab never reached a button called ${name}`);
 }
 
-/**
- * Presses Enter on the focused Next button until the run has sent every step. A press
- * may send several steps (those chained to the one before), so it waits for the position
- * to move on, whatever it moves to.
- */
+/** Presses Enter on the focused Next button until the run has sent every step. */
 async function playByKeyboard(page: Page, demo: string): Promise<number> {
   await idle(page, demo);
   await tabTo(page, 'Next');
-  const root = page.locator(`[data-demo="${demo}"]`);
-  const of = Number(await root.getAttribute('data-of'));
-  let at = Number(await root.getAttribute('data-step'));
-  for (let presses = 0; at < of; presses++) {
-    if (presses > of) throw new Error(`${of} presses of Next did not reach the last step`);
-    await page.keyboard.press('Enter');
-    await page.waitForFunction(
-      ({ demo, from }) => {
-        const el = document.querySelector<HTMLElement>(`[data-demo="${demo}"]`);
-        return el?.dataset.busy === 'no' && Number(el.dataset.step) > from;
-      },
-      { demo, from: at },
-      { timeout: 60_000 },
-    );
-    at = Number(await root.getAttribute('data-step'));
-  }
-  return of;
+  return playToEnd(page, demo, () => page.keyboard.press('Enter'));
 }
 
 /** The text of a session's lane, all its steps included. */
