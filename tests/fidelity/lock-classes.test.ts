@@ -107,6 +107,28 @@ async function waitPartWay(engine: Engine) {
   return { first, locked, after };
 }
 
+/**
+ * A table lock request behind a waiting one: it queues behind the waiter unless its
+ * session already holds a lock the waiter's request conflicts with (then it goes ahead).
+ */
+async function lockQueue(engine: Engine) {
+  const [setup, reader, locker, other] = await sessions(engine, 4);
+  await setup!.query('DROP TABLE IF EXISTS queue; CREATE TABLE queue ()');
+  await reader!.query('BEGIN; LOCK TABLE queue IN ACCESS SHARE MODE');
+  const exclusive = answer(locker!, 'BEGIN; LOCK TABLE queue IN ACCESS EXCLUSIVE MODE');
+  await within(exclusive, 300);
+  await other!.query('BEGIN');
+  const behind = await within(answer(other!, 'LOCK TABLE queue IN ACCESS SHARE MODE'), 400);
+  const ahead = await within(answer(reader!, 'LOCK TABLE queue IN ROW SHARE MODE'), 2000);
+  await reader!.query('COMMIT');
+  await within(exclusive, 2000);
+  await locker!.query('COMMIT');
+  await within(answer(other!, 'SELECT 1'), 2000);
+  await other!.query('ROLLBACK');
+  for (const s of [setup!, reader!, locker!, other!]) await s.close();
+  return { behind, ahead };
+}
+
 describe('locks on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
 
@@ -148,5 +170,12 @@ describe('locks on PGlite and on PostgreSQL 18', () => {
     });
     const onPglite = await xactAdvisoryInside(engines.pglite);
     expect(onPglite.first).toMatch(/^not expressible \(advisory-part-way\): /);
+  });
+
+  it('a table lock request queues behind a waiting one on a server, and is refused on PGlite; one that may go ahead is granted on both', async () => {
+    expect(await lockQueue(engines.server.engine)).toEqual({ behind: 'waiting', ahead: [] });
+    const onPglite = await lockQueue(engines.pglite);
+    expect(onPglite.behind).toMatch(/^not expressible \(lock-queue\): /);
+    expect(onPglite.ahead).toEqual([]);
   });
 });
