@@ -35,6 +35,13 @@ export interface PlannedStep {
   claims: Claim[];
 }
 
+/** The steps one press of Next sends from `position`: that step and those chained to it. */
+export function pressFrom(steps: PlannedStep[], position: number): PlannedStep[] {
+  let end = position + 1;
+  while (steps[end]?.chain) end++;
+  return steps.slice(position, end);
+}
+
 /** A scenario cannot be planned for this selection; the message says why. */
 export class PlanError extends Error {
   constructor(message: string) {

@@ -20,6 +20,7 @@ import {
   planDatabases,
   planSessions,
   planSteps,
+  pressFrom,
   toSpec,
   type PlannedStep,
   type Selection,
@@ -200,14 +201,14 @@ export class ScenarioPlay implements Playback {
    */
   async next(): Promise<void> {
     if (this.refused || this.position >= this.steps.length) return this.finish();
-    do {
-      const step = this.steps[this.position]!;
+    for (const step of pressFrom(this.steps, this.position)) {
+      if (this.refused) break;
       if (step.afterMs > 0) await (this.options.sleep ?? plainSleep)(step.afterMs, step);
       this.position++;
       await this.guard(step, () =>
         this.run.step(this.run.resolve([{ name: step.name, blockers: [] }])[0]!),
       );
-    } while (!this.refused && this.steps[this.position]?.chain);
+    }
     if (this.position === this.steps.length) await this.finish();
   }
 

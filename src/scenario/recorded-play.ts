@@ -1,7 +1,7 @@
 // Plays a recording of PostgreSQL 18 step by step, the way ScenarioPlay plays a live run,
 // so the player shows both alike (and labels which is which).
 import { keptValues, type Kept } from './claims';
-import { planSteps, type PlannedStep, type Selection } from './plan';
+import { planSteps, pressFrom, type PlannedStep, type Selection } from './plan';
 import type { Playback, PlayOptions, StepReport } from './play';
 import type { RecordedEvent } from './recording';
 import type { Scenario } from './schema';
@@ -31,8 +31,7 @@ export class RecordedPlay implements Playback {
 
   async next(): Promise<void> {
     if (this.done) return;
-    do {
-      const step = this.steps[this.position]!;
+    for (const step of pressFrom(this.steps, this.position)) {
       if (step.afterMs > 0 && this.options.sleep) await this.options.sleep(step.afterMs, step);
       this.position++;
       for (const event of this.events.filter((e) => e.sent === this.position)) {
@@ -49,7 +48,7 @@ export class RecordedPlay implements Playback {
         } else report = { step: planned, status: 'waiting' };
         this.options.onReport?.(report);
       }
-    } while (this.steps[this.position]?.chain);
+    }
   }
 
   async close(): Promise<void> {}

@@ -1,5 +1,5 @@
 // What the player says in its status line and labels, and the run view it reads them from.
-import { PlanError, type PlannedStep } from '../../scenario/plan';
+import { PlanError, pressFrom, type PlannedStep } from '../../scenario/plan';
 import type { StepReport } from '../../scenario/play';
 import type { Scenario } from '../../scenario/schema';
 
@@ -105,8 +105,7 @@ export function hasSteps(run: RunView, index: number): boolean {
 
 /** `, then worker-a's COMMIT 3 s later`: the steps the same Next sends after `step`. */
 export function chainedAfter(steps: PlannedStep[], step: PlannedStep): string {
-  const chained = [];
-  for (let i = step.index + 1; steps[i]?.chain; i++) chained.push(steps[i]!);
+  const chained = pressFrom(steps, step.index).slice(1);
   if (chained.length === 0) return '';
   return `, and ${chained.length === 1 ? 'the step' : `the ${chained.length} steps`} chained to it (${chained.map((s) => `step ${s.index + 1}`).join(', ')})`;
 }
