@@ -581,7 +581,8 @@ function PlayerBody({
           narrated.map((step) => (
             <div key={step.index} className="player-said">
               <p className="player-step-number">
-                Step {step.index + 1}: {scenario.sessions[step.session]!.name}
+                Step {step.index + 1}:{' '}
+                {step.model ? `${step.model.by} (modelled)` : scenario.sessions[step.session]!.name}
               </p>
               <p>{step.say}</p>
             </div>
@@ -591,8 +592,15 @@ function PlayerBody({
         )}
         {upcoming && !run.done ? (
           <p className="player-upcoming">
-            Next: {sends(scenario.sessions[upcoming.session]!.name)}{' '}
-            <code>{firstLine(upcoming.sql)}</code>
+            Next:{' '}
+            {upcoming.model ? (
+              `${upcoming.model.by} acts (modelled)`
+            ) : (
+              <>
+                {sends(scenario.sessions[upcoming.session]!.name)}{' '}
+                <code>{firstLine(upcoming.sql)}</code>
+              </>
+            )}
             {upcoming.afterMs > 0 ? `, ${upcoming.afterMs / 1000} s after you press Next` : ''}
             {chainedAfter(run.steps, upcoming)}.
           </p>
@@ -622,6 +630,12 @@ function PlayerBody({
         ) : (
           <>
             Live: each step runs on PostgreSQL 18 in your browser (PGlite), on sessions of your own.
+            {scenario.modelled ? (
+              <>
+                {' '}
+                <strong>Modelled:</strong> {scenario.modelled}
+              </>
+            ) : null}
           </>
         )}
       </p>

@@ -63,4 +63,5 @@ export const demos: readonly DemoEntry[] = [
   { id: 'horizon', embedHeight: 1300, scenario: true },
   { id: 'activity', embedHeight: 1200, scenario: true },
   { id: 'idle-timeout', embedHeight: 1200, scenario: true },
+  { id: 'lost-task', embedHeight: 1300, scenario: true },
 ];

@@ -22,7 +22,10 @@ export interface PlannedStep {
   id?: string;
   /** The index of its session in `scenario.sessions`. */
   session: number;
+  /** Its SQL; empty for a modelled step. */
   sql: string;
+  /** A modelled process acts instead of the session sending SQL. */
+  model?: { by: string; disconnect: boolean };
   say: string;
   /** Milliseconds to wait before sending it. */
   afterMs: number;
@@ -142,7 +145,8 @@ export function planSteps(scenario: Scenario, selection: Selection): PlannedStep
           name: '',
           session: sessions.indexOf(step.session),
           ...(step.id ? { id: step.id } : {}),
-          sql: fill(step.sql).trim(),
+          sql: fill(step.sql ?? '').trim(),
+          ...(step.model ? { model: { ...step.model, by: fill(step.model.by) } } : {}),
           say: fill(step.say).trim(),
           afterMs: after * 1000,
           chain: step.chain,
@@ -212,7 +216,7 @@ export function toSpec(scenario: Scenario, selection: Selection, steps: PlannedS
       setupSql: null,
       teardownSql: null,
       steps: steps
-        .filter((step) => step.session === i)
+        .filter((step) => step.session === i && !step.model)
         .map((step) => ({
           name: step.name,
           sql: step.sql,
@@ -220,6 +224,8 @@ export function toSpec(scenario: Scenario, selection: Selection, steps: PlannedS
           ...(step.params ? { params: step.params } : {}),
         })),
     })),
-    permutations: [steps.map((step) => ({ name: step.name, blockers: [] }))],
+    permutations: [
+      steps.filter((step) => !step.model).map((step) => ({ name: step.name, blockers: [] })),
+    ],
   };
 }

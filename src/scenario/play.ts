@@ -31,6 +31,8 @@ import type { Scenario } from './schema';
 export type StepReport =
   | { step: PlannedStep; status: 'waiting' }
   | { step: PlannedStep; status: 'completed'; output: StepOutput; claims: ClaimCheck[] }
+  /** A modelled process acted (and, with `disconnect`, the session's connection closed). */
+  | { step: PlannedStep; status: 'modelled' }
   /** The engine cannot show this step truthfully; `kind` and `reason` say why. */
   | { step: PlannedStep; status: 'refused'; kind: string; reason: string };
 
@@ -205,11 +207,24 @@ export class ScenarioPlay implements Playback {
       if (this.refused) break;
       if (step.afterMs > 0) await (this.options.sleep ?? plainSleep)(step.afterMs, step);
       this.position++;
+      if (step.model) {
+        await this.act(step);
+        continue;
+      }
       await this.guard(step, () =>
         this.run.step(this.run.resolve([{ name: step.name, blockers: [] }])[0]!),
       );
     }
     if (this.position === this.steps.length) await this.finish();
+  }
+
+  /**
+   * A modelled step: nothing is sent; with `disconnect` its session's connection closes,
+   * as when the client's process dies (the server rolls back its open transaction).
+   */
+  private async act(step: PlannedStep): Promise<void> {
+    if (step.model?.disconnect) await this.run.session(step.session).close();
+    this.report({ step, status: 'modelled' });
   }
 
   /**

@@ -45,7 +45,8 @@ export class RecordedPlay implements Playback {
             output: event.output,
             claims: event.claims ?? [],
           };
-        } else report = { step: planned, status: 'waiting' };
+        } else if (event.status === 'modelled') report = { step: planned, status: 'modelled' };
+        else report = { step: planned, status: 'waiting' };
         this.options.onReport?.(report);
       }
     }

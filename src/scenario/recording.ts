@@ -45,7 +45,7 @@ const outputSchema = z.object({
 const eventSchema = z.object({
   sent: z.number().int().nonnegative(),
   step: z.number().int().nonnegative(),
-  status: z.enum(['waiting', 'completed']),
+  status: z.enum(['waiting', 'completed', 'modelled']),
   output: outputSchema.optional(),
   claims: z.array(z.object({ says: z.string(), held: z.boolean(), seen: z.string() })).optional(),
 });

@@ -104,36 +104,61 @@ const keepSchema = z.union([
   z.object({ notice: z.string().min(1) }),
 ]);
 
-/** One step: a session sends SQL, with a line or two of narration. */
-export const stepSchema = z.object({
-  /** A name other parts of the file refer to it by (a quotation's `beside`). */
-  id: name.optional(),
-  /** The session that sends it. */
-  session: name,
-  /**
-   * The SQL, sent as one query string; `{{id}}` stands for a choice's or a parameter's
-   * value (see `choices[].options[].set`, `parameters`).
-   */
-  sql: z.string().min(1),
-  /** The narration: what happens, in plain words. */
-  say: z.string().min(1),
-  /** Seconds to wait before sending it (a number, or `{{parameter}}`). */
-  after: z.union([z.number().nonnegative(), z.string()]).optional(),
-  /**
-   * Sent right after the step before it, as part of the same Next (after its own `after`),
-   * for steps whose timing must not depend on how long the reader reads.
-   */
-  chain: z.boolean().default(false),
-  /**
-   * Bound parameters for `$1`, `$2`…: the step then goes over the extended protocol, as a
-   * driver sends a statement with parameters (without them, the simple protocol).
-   */
-  params: z.array(z.union([z.string(), z.number(), z.null()])).optional(),
-  when: when.optional(),
-  /** Values to keep for later claims, by name. */
-  keep: z.record(z.string(), keepSchema).optional(),
-  claims: z.array(claimSchema).default([]),
+/**
+ * Something a process the site models does, not PostgreSQL: the kernel's OOM killer ends
+ * the API process, a broker takes a message, a pool opens a connection. It sends no SQL;
+ * the player labels it modelled. With `disconnect`, the step's session closes as its
+ * client's process dies: the server sees the connection go and rolls back its transaction.
+ */
+export const modelSchema = z.object({
+  /** Who acts, as the lane says it: `the kernel's OOM killer`, `the broker`. */
+  by: z.string().min(1),
+  disconnect: z.boolean().default(false),
 });
+
+/**
+ * One step: a session sends SQL, or a modelled process acts (`model`), with a line or two
+ * of narration.
+ */
+export const stepSchema = z
+  .object({
+    /** A name other parts of the file refer to it by (a quotation's `beside`). */
+    id: name.optional(),
+    /** The session that sends it. */
+    session: name,
+    /**
+     * The SQL, sent as one query string; `{{id}}` stands for a choice's or a parameter's
+     * value (see `choices[].options[].set`, `parameters`). A `model` step has none.
+     */
+    sql: z.string().min(1).optional(),
+    model: modelSchema.optional(),
+    /** The narration: what happens, in plain words. */
+    say: z.string().min(1),
+    /** Seconds to wait before sending it (a number, or `{{parameter}}`). */
+    after: z.union([z.number().nonnegative(), z.string()]).optional(),
+    /**
+     * Sent right after the step before it, as part of the same Next (after its own `after`),
+     * for steps whose timing must not depend on how long the reader reads.
+     */
+    chain: z.boolean().default(false),
+    /**
+     * Bound parameters for `$1`, `$2`…: the step then goes over the extended protocol, as a
+     * driver sends a statement with parameters (without them, the simple protocol).
+     */
+    params: z.array(z.union([z.string(), z.number(), z.null()])).optional(),
+    when: when.optional(),
+    /** Values to keep for later claims, by name. */
+    keep: z.record(z.string(), keepSchema).optional(),
+    claims: z.array(claimSchema).default([]),
+  })
+  .refine((step) => (step.sql === undefined) !== (step.model === undefined), {
+    message: 'a step has either sql or model',
+  })
+  .refine(
+    (step) =>
+      !step.model || (step.claims.length === 0 && !step.keep && !step.params && !step.chain),
+    { message: 'a model step sends nothing, so it has no claims, keep, params or chain' },
+  );
 
 /** One option of a choice. */
 export const optionSchema = z.object({
@@ -197,6 +222,11 @@ export const scenarioSchema = z
     summary: z.string().min(1),
     /** What to take away, shown once the last step has run. */
     lesson: z.string().min(1),
+    /**
+     * One sentence that says what in this demo is modelled rather than PostgreSQL (the API
+     * process, the broker, the pool); required when a step is a `model` step.
+     */
+    modelled: z.string().min(1).optional(),
     sessions: z.array(sessionSchema).min(1),
     /**
      * Run first, by a connection of its own (the isolation tester's control connection);
@@ -243,6 +273,8 @@ export const scenarioSchema = z
   })
   .superRefine((scenario, ctx) => {
     const sessions = new Set(scenario.sessions.map((s) => s.name));
+    if (scenario.steps.some((step) => step.model) && !scenario.modelled)
+      ctx.addIssue({ code: 'custom', message: 'say what is modelled (`modelled`)' });
     if (sessions.size !== scenario.sessions.length)
       ctx.addIssue({ code: 'custom', message: 'two sessions share a name' });
     scenario.steps.forEach((step, i) => {

@@ -53,7 +53,8 @@ describe.each(scenarioIds())('scenario %s', (id) => {
     async ({ selection }) => {
       const onServer = await playRun(server.engine, scenario, selection);
       expect(failedClaims(onServer)).toEqual([]);
-      expect(onServer.filter((e) => e.status === 'completed')).toHaveLength(
+      // Every step completed, or was acted by a modelled process.
+      expect(onServer.filter((e) => e.status !== 'waiting')).toHaveLength(
         new Set(onServer.map((e) => e.step)).size,
       );
       if (isRecorded(scenario, selection)) {

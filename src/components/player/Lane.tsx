@@ -92,12 +92,26 @@ function StepBox({
       <p className="step-label">
         Step {step.index + 1}
         {step.params ? ' (extended protocol, with bound parameters)' : ''}
+        {step.model ? <span className="badge badge-modelled"> modelled</span> : null}
       </p>
-      <pre className="step-sql">{step.sql}</pre>
+      {step.model ? (
+        <p className="step-model">
+          {sentence(
+            `${step.model.by}${step.model.disconnect ? ': the process ends, and its connection closes with it' : ' acts; nothing is sent to PostgreSQL'}`,
+          )}
+        </p>
+      ) : (
+        <pre className="step-sql">{step.sql}</pre>
+      )}
       {!report ? (
         <p className="step-state">Sent…</p>
       ) : report.status === 'waiting' ? (
         <p className="step-state waiting">Waiting: its statement has not finished.</p>
+      ) : report.status === 'modelled' ? (
+        <p className="step-state">
+          Modelled by this page, not PostgreSQL
+          {step.model?.disconnect ? ': PostgreSQL sees the connection close.' : '.'}
+        </p>
       ) : report.status === 'refused' ? (
         <div className="console-limit" role="region" aria-label="Limit of the in-browser engine">
           <p>

@@ -145,3 +145,50 @@ describe('RecordedPlay', () => {
     expect([play.position, play.done]).toEqual([4, true]);
   });
 });
+
+describe('modelled steps', () => {
+  const base = {
+    title: 'Modelled',
+    summary: 'A process the page models acts between two statements.',
+    lesson: 'Modelled steps send nothing.',
+    sessions: [{ name: 'api' }, { name: 'you' }],
+    setup: 'CREATE TABLE t (id int)',
+    teardown: 'DROP TABLE t',
+  };
+  const steps = [
+    { session: 'api', sql: 'INSERT INTO t VALUES (1)', say: 'The API writes.' },
+    { session: 'api', model: { by: 'the OOM killer', disconnect: true }, say: 'It dies.' },
+    { session: 'you', sql: 'SELECT * FROM t', say: 'The row is there.' },
+  ];
+
+  it('plans them in order, and leaves them out of the spec the runner is given', async () => {
+    const { toSpec } = await import('../../../src/scenario/plan');
+    const s: Scenario = {
+      id: 'modelled',
+      ...scenarioSchema.parse({ ...base, modelled: 'The API process is modelled.', steps }),
+    };
+    const planned = planSteps(s, defaultSelection(s));
+    expect(planned.map((p) => p.model?.by ?? p.sql)).toEqual([
+      'INSERT INTO t VALUES (1)',
+      'the OOM killer',
+      'SELECT * FROM t',
+    ]);
+    const spec = toSpec(s, defaultSelection(s), planned);
+    expect(spec.permutations[0]!.map((p) => p.name)).toEqual(['step1', 'step3']);
+    expect(spec.sessions[0]!.steps.map((st) => st.name)).toEqual(['step1']);
+  });
+
+  it('asks for the sentence that says what is modelled, and for sql or model, not both', () => {
+    expect(scenarioSchema.safeParse({ ...base, steps }).success).toBe(false);
+    const both = [{ session: 'api', sql: 'SELECT 1', model: { by: 'x' }, say: 'Both.' }];
+    expect(scenarioSchema.safeParse({ ...base, modelled: 'Modelled.', steps: both }).success).toBe(
+      false,
+    );
+    const claimed = [
+      { session: 'api', model: { by: 'x' }, say: 'x', claims: [{ says: 'ok', ok: true }] },
+    ];
+    expect(
+      scenarioSchema.safeParse({ ...base, modelled: 'Modelled.', steps: claimed }).success,
+    ).toBe(false);
+  });
+});
