@@ -25,6 +25,7 @@ import { AddressProblems } from './AddressProblems';
 import { DemoShell, type DemoContext } from './DemoShell';
 import { ActionButton } from './player/ActionButton';
 import { Choices } from './player/Choices';
+import { Decide } from './player/Decide';
 import { Lane } from './player/Lane';
 import { Quotes } from './player/Quotes';
 import { Seats } from './player/Seats';
@@ -170,6 +171,11 @@ function PlayerBody({
         };
       });
       if (starts) setNow(Date.now());
+      // A modelled reconnect gave a session a new backend: its lane follows the new pid.
+      if (r.status === 'modelled' && r.step.model?.reconnect && playback instanceof ScenarioPlay) {
+        const live = playback;
+        setPids(scenario.sessions.map((_s, i) => live.session(i).pid));
+      }
       // A statement the console's tab was waiting for has answered.
       if (r.status !== 'waiting') {
         waitersRef.current.get(r.step.index)?.();
@@ -662,6 +668,7 @@ function PlayerBody({
         )}
       </div>
 
+      {scenario.decide ? <Decide spec={scenario.decide} /> : null}
       {scenario.tally ? (
         <Tally
           scenario={scenario}

@@ -104,6 +104,18 @@ export function checkClaim(claim: Claim, output: StepOutput, kept: Kept): ClaimC
     const tag = last ? [last.command, last.rowCount].filter((x) => x !== null).join(' ') : '';
     return verdict(tag === claim.tag, tag ? `tag ${tag}` : 'no command tag');
   }
+  if (claim.differs) {
+    const { column } = claim.differs;
+    const result = lastRows(output);
+    const at = result?.fields.findIndex((f) => f.name === claim.differs!.column) ?? -1;
+    if (!result || at < 0) return verdict(false, `no column ${claim.differs.column}`);
+    const value = result.rows[0]?.[at] ?? null;
+    const before = fillKept(claim.differs.from, kept);
+    // The values themselves are in the row shown; the verdict says only how they compare.
+    const seen =
+      value === null ? 'NULL' : value === before ? `the same ${column}` : 'another value';
+    return verdict(value !== null && value !== before, seen);
+  }
   if (claim.rows) {
     const result = lastRows(output);
     if (!result) return verdict(false, `no rows came back (${errorSeen})`);

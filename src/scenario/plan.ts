@@ -25,7 +25,7 @@ export interface PlannedStep {
   /** Its SQL; empty for a modelled step. */
   sql: string;
   /** A modelled process acts instead of the session sending SQL. */
-  model?: { by: string; disconnect: boolean };
+  model?: { by: string; disconnect: boolean; reconnect: boolean };
   say: string;
   /** Milliseconds to wait before sending it. */
   afterMs: number;

@@ -146,12 +146,15 @@ export class ScenarioPlay implements Playback {
       `DROP SCHEMA IF EXISTS ${this.schema} CASCADE; CREATE SCHEMA ${this.schema}; ` +
         `GRANT USAGE, CREATE ON SCHEMA ${this.schema} TO PUBLIC`,
     );
-    for (const session of this.run.sessions) {
-      await session.query(
-        "SELECT set_config('search_path', $1 || ', ' || current_setting('search_path'), false)",
-        [this.schema],
-      );
-    }
+    for (const session of this.run.sessions) await this.useSchema(session);
+  }
+
+  /** Puts the run's schema first in `session`'s search path. */
+  private async useSchema(session: Session): Promise<void> {
+    await session.query(
+      "SELECT set_config('search_path', $1 || ', ' || current_setting('search_path'), false)",
+      [this.schema],
+    );
   }
 
   /** Drops the run's schema and whatever is left in it. */
@@ -220,10 +223,15 @@ export class ScenarioPlay implements Playback {
 
   /**
    * A modelled step: nothing is sent; with `disconnect` its session's connection closes,
-   * as when the client's process dies (the server rolls back its open transaction).
+   * as when the client's process dies (the server rolls back its open transaction); with
+   * `reconnect` a new connection takes its place.
    */
   private async act(step: PlannedStep): Promise<void> {
     if (step.model?.disconnect) await this.run.session(step.session).close();
+    if (step.model?.reconnect) {
+      await this.run.reconnect(step.session);
+      await this.useSchema(this.run.session(step.session));
+    }
     this.report({ step, status: 'modelled' });
   }
 
@@ -258,10 +266,7 @@ export class ScenarioPlay implements Playback {
         applicationName: `${this.scenario.id}/teardown`,
       });
       try {
-        await session.query(
-          "SELECT set_config('search_path', $1 || ', ' || current_setting('search_path'), false)",
-          [this.schema],
-        );
+        await this.useSchema(session);
         for (const sql of this.teardownSqls) await session.query(sql).catch(() => undefined);
         await session.query(`DROP SCHEMA IF EXISTS ${this.schema} CASCADE`).catch(() => undefined);
       } finally {

@@ -77,6 +77,11 @@ export const claimSchema = z
     /** The last result's command tag, e.g. `UPDATE 2`. */
     tag: z.string().optional(),
     /**
+     * The first row's `column` is not `from` (a value kept earlier, as `{name}`): a
+     * backend pid after the pool opened a new connection, say.
+     */
+    differs: z.object({ column: z.string(), from: z.string() }).optional(),
+    /**
      * A notice line matching `matches` (a regular expression) exists; with `equals`,
      * `atLeast` or `atMost`, its first group is compared (as text, or as a number).
      */
@@ -91,10 +96,12 @@ export const claimSchema = z
   })
   .refine(
     (claim) =>
-      ['waits', 'ok', 'lasts', 'error', 'rows', 'tag', 'notice'].filter(
+      ['waits', 'ok', 'lasts', 'error', 'rows', 'tag', 'notice', 'differs'].filter(
         (k) => claim[k as keyof typeof claim] !== undefined,
       ).length === 1,
-    { message: 'a claim checks exactly one of: waits, ok, lasts, error, rows, tag, notice' },
+    {
+      message: 'a claim checks exactly one of: waits, ok, lasts, error, rows, tag, notice, differs',
+    },
   );
 
 /** A value a step keeps for later claims: a column of its first row, or a notice's group. */
@@ -109,12 +116,19 @@ const keepSchema = z.union([
  * the API process, a broker takes a message, a pool opens a connection. It sends no SQL;
  * the player labels it modelled. With `disconnect`, the step's session closes as its
  * client's process dies: the server sees the connection go and rolls back its transaction.
+ * With `reconnect`, its client throws the connection away and opens a new one (a pool
+ * replacing a dead connection): the session's later steps run on a new backend.
  */
-export const modelSchema = z.object({
-  /** Who acts, as the lane says it: `the kernel's OOM killer`, `the broker`. */
-  by: z.string().min(1),
-  disconnect: z.boolean().default(false),
-});
+export const modelSchema = z
+  .object({
+    /** Who acts, as the lane says it: `the kernel's OOM killer`, `the broker`. */
+    by: z.string().min(1),
+    disconnect: z.boolean().default(false),
+    reconnect: z.boolean().default(false),
+  })
+  .refine((m) => !(m.disconnect && m.reconnect), {
+    message: 'a model step disconnects or reconnects, not both',
+  });
 
 /**
  * One step: a session sends SQL, or a modelled process acts (`model`), with a line or two
@@ -213,6 +227,23 @@ export const parameterSchema = z.object({
 /** A quotation shown beside the live figures, with its source. */
 const quoteSchema = z.object({ text: z.string().min(1), source: z.string().min(1) });
 
+/**
+ * A short interactive beside the demo: the reader answers yes or no to each question, and
+ * each answer counts for one column; the column with more answers is theirs, and a tie
+ * says `tie`. A rule of thumb in the site's words, not PostgreSQL output.
+ */
+const decideSchema = z.object({
+  question: z.string().min(1),
+  columns: z
+    .array(z.object({ id: name, label: z.string().min(1), says: z.string().min(1) }))
+    .length(2),
+  asks: z
+    .array(z.object({ text: z.string().min(1), yes: name, no: name }))
+    .min(1)
+    .max(8),
+  tie: z.string().min(1),
+});
+
 /** A scenario file. */
 export const scenarioSchema = z
   .object({
@@ -261,6 +292,7 @@ export const scenarioSchema = z
      * value kept as `value` (a number) says yes when it is above zero. Each option's
      * `quoted` answer stands beside the reader's.
      */
+    decide: decideSchema.optional(),
     tally: z
       .object({
         choice: name,
@@ -284,6 +316,12 @@ export const scenarioSchema = z
           path: ['steps', i, 'session'],
           message: `no session is named ${step.session}`,
         });
+    });
+    const columns = new Set(scenario.decide?.columns.map((c) => c.id));
+    scenario.decide?.asks.forEach((ask, i) => {
+      for (const id of [ask.yes, ask.no])
+        if (!columns.has(id))
+          ctx.addIssue({ code: 'custom', path: ['decide', 'asks', i], message: `no column ${id}` });
     });
     const choices = new Map(scenario.choices.map((c) => [c.id, c]));
     const checkWhen = (w: z.infer<typeof when> | undefined, path: (string | number)[]) => {
@@ -319,3 +357,4 @@ export type Claim = z.output<typeof claimSchema>;
 export type ScenarioSession = z.output<typeof sessionSchema>;
 export type Choice = z.output<typeof choiceSchema>;
 export type Parameter = z.output<typeof parameterSchema>;
+export type Decide = z.output<typeof decideSchema>;

@@ -237,21 +237,9 @@ export class SpecRun {
   /** Opens the control connection and one per spec session, as the tester does. */
   async connect(): Promise<void> {
     const names = ['control connection', ...this.spec.sessions.map((s) => s.name)];
-    const prefix = `isolation/${this.options.testName ?? 'spec'}/`;
     for (const [i, name] of names.entries()) {
       try {
-        const own = i === 0 ? {} : (this.options.sessionOptions?.(i - 1) ?? {});
-        const applicationName =
-          i > 0 && this.options.applicationName
-            ? this.options.applicationName(i - 1, name)
-            : i === 0 && this.options.controlName
-              ? this.options.controlName
-              : prefix + name;
-        const session = await this.options.engine.openSession({
-          role: this.options.role,
-          ...own,
-          applicationName,
-        });
+        const session = await this.open(i, name);
         this.conns.push({
           name,
           session,
@@ -264,11 +252,40 @@ export class SpecRun {
         throw new Fatal(`Connection ${i} failed: ${errorText(error)}`);
       }
     }
-    // The tester's lock-wait probe, with the pids of every spec session spelled into it.
+    this.spellPids();
+  }
+
+  /** Opens connection `i` (0: the control connection) as `connect` names it. */
+  private open(i: number, name: string): Promise<Session> {
+    const own = i === 0 ? {} : (this.options.sessionOptions?.(i - 1) ?? {});
+    const applicationName =
+      i > 0 && this.options.applicationName
+        ? this.options.applicationName(i - 1, name)
+        : i === 0 && this.options.controlName
+          ? this.options.controlName
+          : `isolation/${this.options.testName ?? 'spec'}/${name}`;
+    return this.options.engine.openSession({ role: this.options.role, ...own, applicationName });
+  }
+
+  /** The tester's lock-wait probe, with the pids of every spec session spelled into it. */
+  private spellPids(): void {
     const pids = this.conns.slice(1).map((c) => c.pid);
     // Unqualified, unlike the tester's, so an engine may answer for its own sessions
     // (PGlite's sim schema does); on a server it resolves to pg_catalog's function.
     this.waitQuery = `SELECT pg_isolation_test_session_is_blocked($1, '{${pids.join(',')}}')`;
+  }
+
+  /**
+   * Replaces spec session `index`'s connection with a new one, as a pool replaces a dead
+   * connection: the old one is closed (if the server has not already ended it).
+   */
+  async reconnect(index: number): Promise<void> {
+    const conn = this.conns[index + 1]!;
+    if (conn.active) throw new Error(`${conn.name} cannot reconnect while its step runs`);
+    await conn.session.close().catch(() => {});
+    const session = await this.open(index + 1, conn.name);
+    Object.assign(conn, { session, pid: session.pid, totalNotices: 0, unread: [] });
+    this.spellPids();
   }
 
   /** Closes every connection; one still waiting on a lock is not waited for long. */

@@ -96,9 +96,7 @@ function StepBox({
       </p>
       {step.model ? (
         <p className="step-model">
-          {sentence(
-            `${step.model.by}${step.model.disconnect ? ': the process ends, and its connection closes with it' : ' acts; nothing is sent to PostgreSQL'}`,
-          )}
+          {sentence(capitalised(`${step.model.by}${modelWords(step.model)}`))}
         </p>
       ) : (
         <pre className="step-sql">{step.sql}</pre>
@@ -110,7 +108,11 @@ function StepBox({
       ) : report.status === 'modelled' ? (
         <p className="step-state">
           Modelled by this page, not PostgreSQL
-          {step.model?.disconnect ? ': PostgreSQL sees the connection close.' : '.'}
+          {step.model?.disconnect
+            ? ': PostgreSQL sees the connection close.'
+            : step.model?.reconnect
+              ? ': PostgreSQL sees a new connection, with a new backend pid.'
+              : '.'}
         </p>
       ) : report.status === 'refused' ? (
         <div className="console-limit" role="region" aria-label="Limit of the in-browser engine">
@@ -143,6 +145,15 @@ function StepBox({
       )}
     </div>
   );
+}
+
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+/** What a modelled step does to its session's connection, after who does it. */
+function modelWords(model: NonNullable<PlannedStep['model']>): string {
+  if (model.disconnect) return ': the process ends, and its connection closes with it';
+  if (model.reconnect) return ' throws the connection away and opens a new one';
+  return ' acts; nothing is sent to PostgreSQL';
 }
 
 function Claims({ claims }: { claims: ClaimCheck[] }) {

@@ -12,17 +12,22 @@ export function Tally({
 }) {
   const t = scenario.tally!;
   const choice = scenario.choices.find((c) => c.id === t.choice)!;
+  // The article's answers stand beside the reader's where the options quote one.
+  const quoted = choice.options.some((o) => o.quoted);
   return (
     <section className="player-tally" aria-label={t.question}>
       <h3>{t.question}</h3>
-      <p>Your results fill in as you run each state; the article’s answer stands beside yours.</p>
+      <p>
+        Your results fill in as you run each option
+        {quoted ? '; the article’s answer stands beside yours' : ''}.
+      </p>
       <div className="table-scroll" tabIndex={0} role="group" aria-label="Results so far">
         <table>
           <thead>
             <tr>
-              <th scope="col">State</th>
+              <th scope="col">{choice.label}</th>
               <th scope="col">Your run</th>
-              <th scope="col">The article</th>
+              {quoted ? <th scope="col">The article</th> : null}
             </tr>
           </thead>
           <tbody>
@@ -42,7 +47,7 @@ export function Tally({
                         ? t.yes.replace('{value}', String(value))
                         : t.no}
                   </td>
-                  <td>{o.quoted ? o.quoted.text : 'not covered'}</td>
+                  {quoted ? <td>{o.quoted ? o.quoted.text : 'not covered'}</td> : null}
                 </tr>
               );
             })}

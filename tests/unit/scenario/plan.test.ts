@@ -192,3 +192,34 @@ describe('modelled steps', () => {
     ).toBe(false);
   });
 });
+
+describe('a differs claim', () => {
+  const output: StepOutput = {
+    waited: false,
+    elapsedMs: 3,
+    results: [
+      {
+        command: 'UPDATE',
+        rowCount: 1,
+        fields: [{ name: 'pid', dataTypeID: 23 }],
+        rows: [['4242']],
+      },
+    ],
+    notices: [],
+  };
+  const claim = { says: 'a new backend', differs: { column: 'pid', from: '{pid}' } };
+
+  it('holds when the column is not the value kept before', () => {
+    expect(checkClaim(claim, output, { pid: '4141' })).toEqual({
+      says: 'a new backend',
+      held: true,
+      seen: 'another value',
+    });
+  });
+
+  it('fails on the same value, and on a missing column', () => {
+    expect(checkClaim(claim, output, { pid: '4242' }).held).toBe(false);
+    const other = { ...claim, differs: { column: 'nope', from: '1' } };
+    expect(checkClaim(other, output, {}).seen).toBe('no column nope');
+  });
+});
