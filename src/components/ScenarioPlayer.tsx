@@ -25,6 +25,7 @@ import { AddressProblems } from './AddressProblems';
 import { DemoShell, type DemoContext } from './DemoShell';
 import { ActionButton } from './player/ActionButton';
 import { Choices } from './player/Choices';
+import { Code } from './player/Code';
 import { Decide } from './player/Decide';
 import { Lane } from './player/Lane';
 import { Quotes } from './player/Quotes';
@@ -645,6 +646,10 @@ function PlayerBody({
           </>
         )}
       </p>
+
+      {scenario.code ? (
+        <Code scenario={scenario} selection={selection} shown={run.steps.slice(0, run.position)} />
+      ) : null}
 
       <Quotes scenario={scenario} selection={selection} run={run} />
 

@@ -65,5 +65,6 @@ export const demos: readonly DemoEntry[] = [
   { id: 'idle-timeout', embedHeight: 1200, scenario: true },
   { id: 'lost-task', embedHeight: 1300, scenario: true },
   { id: 'enqueue', embedHeight: 1300, scenario: true },
+  { id: 'fix', embedHeight: 1500, scenario: true },
   { id: 'pre-ping', embedHeight: 1300, scenario: true },
 ];

@@ -24,6 +24,8 @@ export interface PlannedStep {
   session: number;
   /** Its SQL; empty for a modelled step. */
   sql: string;
+  /** The line of the scenario's code it is, if any. */
+  line?: number;
   /** A modelled process acts instead of the session sending SQL. */
   model?: { by: string; disconnect: boolean; reconnect: boolean };
   say: string;
@@ -147,6 +149,7 @@ export function planSteps(scenario: Scenario, selection: Selection): PlannedStep
           ...(step.id ? { id: step.id } : {}),
           sql: fill(step.sql ?? '').trim(),
           ...(step.model ? { model: { ...step.model, by: fill(step.model.by) } } : {}),
+          ...(step.line ? { line: step.line } : {}),
           say: fill(step.say).trim(),
           afterMs: after * 1000,
           chain: step.chain,

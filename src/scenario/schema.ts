@@ -161,6 +161,8 @@ export const stepSchema = z
      */
     params: z.array(z.union([z.string(), z.number(), z.null()])).optional(),
     when: when.optional(),
+    /** The line of the scenario's `code` (from 1) this step is, highlighted while shown. */
+    line: z.number().int().positive().optional(),
     /** Values to keep for later claims, by name. */
     keep: z.record(z.string(), keepSchema).optional(),
     claims: z.array(claimSchema).default([]),
@@ -293,6 +295,18 @@ export const scenarioSchema = z
      * `quoted` answer stands beside the reader's.
      */
     decide: decideSchema.optional(),
+    /**
+     * Application code beside the steps, one listing per option of `choice` (the worker's
+     * code in each shape, say); a step's `line` is highlighted in it.
+     */
+    code: z
+      .object({
+        choice: name,
+        label: z.string().min(1),
+        language: z.string().min(1),
+        sources: z.record(z.string(), z.string().min(1)),
+      })
+      .optional(),
     tally: z
       .object({
         choice: name,
@@ -317,6 +331,13 @@ export const scenarioSchema = z
           message: `no session is named ${step.session}`,
         });
     });
+    const code = scenario.code;
+    const codeChoice = code && scenario.choices.find((c) => c.id === code.choice);
+    if (code && !codeChoice)
+      ctx.addIssue({ code: 'custom', path: ['code'], message: `no choice ${code.choice}` });
+    for (const o of codeChoice?.options ?? [])
+      if (code!.sources[o.value] === undefined)
+        ctx.addIssue({ code: 'custom', path: ['code'], message: `no source for ${o.value}` });
     const columns = new Set(scenario.decide?.columns.map((c) => c.id));
     scenario.decide?.asks.forEach((ask, i) => {
       for (const id of [ask.yes, ask.no])
