@@ -25,6 +25,7 @@ import { AddressProblems } from './AddressProblems';
 import { DemoShell, type DemoContext } from './DemoShell';
 import { ActionButton } from './player/ActionButton';
 import { Choices } from './player/Choices';
+import { Boxes } from './player/Boxes';
 import { Code } from './player/Code';
 import { Decide } from './player/Decide';
 import { Lane } from './player/Lane';
@@ -646,6 +647,18 @@ function PlayerBody({
           </>
         )}
       </p>
+
+      {scenario.picture ? (
+        <Boxes
+          scenario={scenario}
+          latest={run.steps[run.position - 1]}
+          chips={scenario.sessions.map((session, i) => ({
+            name: session.name,
+            info: run.recorded ? undefined : infos.find((x) => x.pid === pids[i]),
+            ended: !run.recorded && seen.has(pids[i]!) && !infos.some((x) => x.pid === pids[i]),
+          }))}
+        />
+      ) : null}
 
       {scenario.code ? (
         <Code scenario={scenario} selection={selection} shown={run.steps.slice(0, run.position)} />

@@ -15,8 +15,8 @@ export type DemoEntry =
       /** A starting height for the iframe, in CSS pixels, before the demo reports its own. */
       embedHeight: number;
       scenario?: false;
-      /** Where the demo lives on the site besides `/demos/<id>/`. */
-      page: string;
+      /** Where the demo lives on the site besides `/demos/<id>/`, if anywhere. */
+      page: string | null;
       /** URL parameters of its own (every embed also takes theme, load and present). */
       parameters: DemoParameter[];
     }
@@ -55,6 +55,23 @@ export const demos: readonly DemoEntry[] = [
       { name: 'speed', values: '0.25–8', description: 'simulated time per real second' },
       { name: 'seed', values: 'a whole number', description: 'the simulation’s random seed' },
       { name: 'paused', values: '1 | 0', description: 'start paused' },
+    ],
+  },
+  {
+    id: 'slots',
+    title: 'Connections multiply',
+    description:
+      'Workers × connections each, plus API processes × (pool_size + max_overflow), against ' +
+      'max_connections: every connection asks for a real seat in start-up order, until PostgreSQL ' +
+      'refuses the application, and then a superuser.',
+    embedHeight: 1100,
+    page: null,
+    parameters: [
+      { name: 'workers', values: '0–40', description: 'workers' },
+      { name: 'connections', values: '1–3', description: 'connections per worker' },
+      { name: 'api', values: '0–4', description: 'API processes' },
+      { name: 'pool_size', values: '0–20', description: "each API process's pool_size" },
+      { name: 'max_overflow', values: '0–20', description: "each API process's max_overflow" },
     ],
   },
   // Scenario demos: their titles, descriptions and parameters come from their scenario

@@ -246,6 +246,31 @@ const decideSchema = z.object({
   tie: z.string().min(1),
 });
 
+/**
+ * The processes of the story drawn as boxes in a row (browser, API server, PostgreSQL,
+ * workers), each holding the sessions it opens; `to_next` is the arrow to the box after
+ * it. A model step's `by` names the box it happens in through `actors`.
+ */
+const pictureSchema = z.object({
+  caption: z.string().min(1),
+  boxes: z
+    .array(
+      z.object({
+        id: name,
+        label: z.string().min(1),
+        /** What it is, in a few words, under its label. */
+        note: z.string().optional(),
+        sessions: z.array(name).default([]),
+        /** The `by` of model steps that happen in this box. */
+        actors: z.array(z.string().min(1)).default([]),
+        /** The arrow to the next box: it calls the next, the next calls it, or none. */
+        to_next: z.enum(['→', '←', '']).default(''),
+      }),
+    )
+    .min(2)
+    .max(6),
+});
+
 /** A scenario file. */
 export const scenarioSchema = z
   .object({
@@ -295,6 +320,7 @@ export const scenarioSchema = z
      * `quoted` answer stands beside the reader's.
      */
     decide: decideSchema.optional(),
+    picture: pictureSchema.optional(),
     /**
      * Application code beside the steps, one listing per option of `choice` (the worker's
      * code in each shape, say); a step's `line` is highlighted in it.
@@ -331,6 +357,10 @@ export const scenarioSchema = z
           message: `no session is named ${step.session}`,
         });
     });
+    for (const box of scenario.picture?.boxes ?? [])
+      for (const session of box.sessions)
+        if (!sessions.has(session))
+          ctx.addIssue({ code: 'custom', path: ['picture'], message: `no session ${session}` });
     const code = scenario.code;
     const codeChoice = code && scenario.choices.find((c) => c.id === code.choice);
     if (code && !codeChoice)
@@ -379,3 +409,4 @@ export type ScenarioSession = z.output<typeof sessionSchema>;
 export type Choice = z.output<typeof choiceSchema>;
 export type Parameter = z.output<typeof parameterSchema>;
 export type Decide = z.output<typeof decideSchema>;
+export type Picture = z.output<typeof pictureSchema>;

@@ -1,49 +1,9 @@
 // The scenario demos in Chromium, driven by the keyboard alone on their embeds: each
 // step's real output shows up in its session's lane, with the texts the lesson rests on,
 // and the page stays accessible and fits a phone.
-import { AxeBuilder } from '@axe-core/playwright';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { playToEnd } from './player-driver';
+import { axeViolations, idle, lane, playByKeyboard, tabTo } from './player-keys';
 import { startSite } from './site';
-
-/** Waits until the demo is up and nothing is running. */
-async function idle(page: Page, demo: string): Promise<void> {
-  await page
-    .locator(`[data-demo="${demo}"][data-engine="ready"][data-busy="no"]`)
-    .waitFor({ timeout: 120_000 });
-}
-
-/** Presses Tab until the button called `name` has the focus. */
-async function tabTo(page: Page, name: string): Promise<void> {
-  for (let i = 0; i < 60; i++) {
-    await page.keyboard.press('Tab');
-    const focused = await page.evaluate(() => document.activeElement?.textContent?.trim());
-    if (focused === name) return;
-  }
-  throw new Error(`Tab never reached a button called ${name}`);
-}
-
-/** Presses Enter on the focused Next button until the run has sent every step. */
-async function playByKeyboard(page: Page, demo: string): Promise<number> {
-  await idle(page, demo);
-  await tabTo(page, 'Next');
-  return playToEnd(page, demo, () => page.keyboard.press('Enter'));
-}
-
-/** The text of a session's lane, all its steps included. */
-async function lane(page: Page, session: string): Promise<string> {
-  const region = page.getByRole('region', { name: `Session ${session}` });
-  for (const details of await region.locator('details').all()) {
-    await details.evaluate((d) => ((d as HTMLDetailsElement).open = true));
-  }
-  return region.innerText();
-}
-
-async function axeViolations(page: Page): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  return violations.map((v) => `${v.id} (${v.nodes.length}) ${v.help}`);
-}
 
 describe('the scenario demos, by keyboard', () => {
   let site: Awaited<ReturnType<typeof startSite>>;
