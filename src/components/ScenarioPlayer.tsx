@@ -27,6 +27,7 @@ import { ActionButton } from './player/ActionButton';
 import { Choices } from './player/Choices';
 import { Boxes } from './player/Boxes';
 import { Code } from './player/Code';
+import { Timeline } from './player/Timeline';
 import { Decide } from './player/Decide';
 import { Lane } from './player/Lane';
 import { Quotes } from './player/Quotes';
@@ -663,6 +664,8 @@ function PlayerBody({
       {scenario.code ? (
         <Code scenario={scenario} selection={selection} shown={run.steps.slice(0, run.position)} />
       ) : null}
+
+      {scenario.timeline ? <Timeline spec={scenario.timeline} /> : null}
 
       <Quotes scenario={scenario} selection={selection} run={run} />
 

@@ -271,6 +271,20 @@ const pictureSchema = z.object({
     .max(6),
 });
 
+/**
+ * A timeline beside the steps, for something that happens over time in a modelled process
+ * (a pool recycling its connections): marks at times from 0 to `until`, in `unit`.
+ */
+const timelineSchema = z.object({
+  caption: z.string().min(1),
+  unit: z.string().min(1),
+  until: z.number().positive(),
+  marks: z
+    .array(z.object({ at: z.number().nonnegative(), says: z.string().min(1) }))
+    .min(1)
+    .max(12),
+});
+
 /** A scenario file. */
 export const scenarioSchema = z
   .object({
@@ -321,6 +335,7 @@ export const scenarioSchema = z
      */
     decide: decideSchema.optional(),
     picture: pictureSchema.optional(),
+    timeline: timelineSchema.optional(),
     /**
      * Application code beside the steps, one listing per option of `choice` (the worker's
      * code in each shape, say); a step's `line` is highlighted in it.
@@ -410,3 +425,4 @@ export type Choice = z.output<typeof choiceSchema>;
 export type Parameter = z.output<typeof parameterSchema>;
 export type Decide = z.output<typeof decideSchema>;
 export type Picture = z.output<typeof pictureSchema>;
+export type Timeline = z.output<typeof timelineSchema>;

@@ -72,7 +72,9 @@ describe('the job and connection demos, by keyboard', () => {
     );
     expect(await lane(page, 'cleaner')).toContain('100 are dead but not yet removable');
     const tally = page.getByRole('region', { name: /How many dead rows/ });
-    expect(await tally.innerText()).toMatch(/Hold the transaction while working \(recorded\)\s+100 kept/);
+    expect(await tally.innerText()).toMatch(
+      /Hold the transaction while working \(recorded\)\s+100 kept/,
+    );
     expect(await tally.innerText()).toMatch(/Claim, close, work, record\s+none/);
     expect(await axeViolations(page)).toEqual([]);
     await page.close();
@@ -91,6 +93,8 @@ describe('the job and connection demos, by keyboard', () => {
     expect(on).toContain('The pool throws the connection away and opens a new one.');
     expect(await page.locator('.claims li.failed').count()).toBe(0);
     expect(await page.locator('.claims li.held').count()).toBeGreaterThan(3);
+    expect(await page.locator('.player-timeline').innerText()).toContain('2100 s:');
+    expect(await axeViolations(page)).toEqual([]);
     await page.close();
   });
 

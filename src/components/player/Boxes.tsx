@@ -40,7 +40,7 @@ export function Boxes({
                 className={`box${current ? ' current' : ''}`}
                 aria-label={`${box.label}${current ? ' (the step just run happened here)' : ''}`}
               >
-                <h4>{box.label}</h4>
+                <h3>{box.label}</h3>
                 {box.note ? <p className="box-note">{box.note}</p> : null}
                 {current && latest?.model ? (
                   <p className="box-event">
