@@ -585,7 +585,7 @@ function PlayerBody({
         {failure ?? status}
       </p>
 
-      <section className="player-narration" aria-label="What happens">
+      <section className="player-narration" aria-label={`What happens: ${scenario.title}`}>
         {narrated.length ? (
           narrated.map((step) => (
             <div key={step.index} className="player-said">

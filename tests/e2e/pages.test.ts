@@ -26,13 +26,13 @@ describe('the built site', () => {
   });
   afterAll(() => site?.close());
 
-  it('fetches no engine byte until the demo on / nears the viewport', async () => {
+  it('fetches no engine byte until a chapter’s demo nears the viewport', async () => {
     const page = await site.newPage();
     const engineRequests: string[] = [];
     page.on('request', (r) => {
       if (engineFile.test(r.url())) engineRequests.push(r.url());
     });
-    await page.goto(site.url, { waitUntil: 'load' });
+    await page.goto(`${site.url}chapters/a-job-is-a-row/`, { waitUntil: 'load' });
     const demo = page.locator('[data-demo="console"]');
     await page.waitForTimeout(1500);
     expect(await demo.getAttribute('data-engine')).toBe('idle');

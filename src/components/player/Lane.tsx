@@ -33,7 +33,7 @@ export function Lane({
   const earlier = sent.slice(0, -1);
   const appName = session.application_name ?? session.name;
   return (
-    <section className="lane" aria-label={`Session ${session.name}`}>
+    <section className="lane" aria-label={`Session ${session.name}, ${scenario.title}`}>
       <header className="lane-head">
         <h3>{session.name}</h3>
         {session.role_in_story ? <p className="lane-role">{session.role_in_story}</p> : null}

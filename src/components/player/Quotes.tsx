@@ -17,7 +17,10 @@ export function Quotes({
   );
   if (quoted.length === 0) return null;
   return (
-    <aside className="player-quotes" aria-label="Figures quoted from elsewhere">
+    <aside
+      className="player-quotes"
+      aria-label={`Figures quoted from elsewhere: ${scenario.title}`}
+    >
       {quoted.map((q) => {
         const step = q.beside ? run.steps.find((s) => s.id === q.beside) : undefined;
         const r = step ? run.reports[step.index] : undefined;
