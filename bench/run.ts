@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { chromiumArgs, chromiumPath } from '../tests/support/browser.ts';
 import { serveStatic } from '../tests/support/static-server.ts';
+import { benchChapters } from './chapters.ts';
 import { benchCounterDemo } from './counter-demo.ts';
 import { benchCounterFrame } from './counter-frame.ts';
 import { benchCounterSim } from './counter-sim.ts';
@@ -172,6 +173,9 @@ async function main(): Promise<void> {
 
     // (e) the scenario demos, step by step, beside the console.
     await benchScenarioSteps(browser, site.url);
+
+    // (f) the chapters: bytes before first paint, engines one chapter starts.
+    await benchChapters(browser, site.url);
   } finally {
     await browser.close();
     await chrome.close();

@@ -13,6 +13,7 @@ const routes = new Set([
   '/demos/',
   '/lab/',
   '/lab/counter/',
+  '/glossary/',
   ...chapters.map((c) => `/chapters/${c.id}/`),
   ...demos.flatMap((d) => [`/demos/${d.id}/`, `/embed/${d.id}/`]),
 ]);
