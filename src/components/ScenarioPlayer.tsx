@@ -522,6 +522,9 @@ function PlayerBody({
     [run.kept],
   );
 
+  /** Session `i` was open and is no longer (the server ended it, or a modelled process died). */
+  const ended = (i: number) =>
+    !run.recorded && seen.has(pids[i]!) && !infos.some((x) => x.pid === pids[i]);
   const status = describeBusy(busy, now, run, scenario);
   const playing = autoplay || busy?.kind === 'delay';
 
@@ -656,7 +659,7 @@ function PlayerBody({
           chips={scenario.sessions.map((session, i) => ({
             name: session.name,
             info: run.recorded ? undefined : infos.find((x) => x.pid === pids[i]),
-            ended: !run.recorded && seen.has(pids[i]!) && !infos.some((x) => x.pid === pids[i]),
+            ended: ended(i),
           }))}
         />
       ) : null}
@@ -681,7 +684,7 @@ function PlayerBody({
               index={i}
               run={run}
               info={run.recorded ? undefined : infos.find((x) => x.pid === pids[i])}
-              ended={!run.recorded && seen.has(pids[i]!) && !infos.some((x) => x.pid === pids[i])}
+              ended={ended(i)}
               recordedOn={run.recorded && recording ? shortVersion(recording.server) : null}
               marks={marks}
             />

@@ -129,7 +129,6 @@ function SlotsBody({ context, embed }: { context: DemoContext; embed: boolean })
   const ordinarySeats = server
     ? server.maxConnections - server.superuserReserved - server.reserved - server.alreadyOpen
     : null;
-  const seated = outcomes.filter((o) => 'seat' in o);
   const refused = outcomes.filter((o) => 'refused' in o);
   const firstOrdinary = refused.find((o) => o.role === 'ordinary');
   const firstSuperuser = refused.find((o) => o.role === 'superuser');
@@ -214,7 +213,7 @@ function SlotsBody({ context, embed }: { context: DemoContext; embed: boolean })
           (phase === 'asking'
             ? `Asking for seats: ${outcomes.length} of ${wanted.total}…`
             : phase === 'done'
-              ? `${seated.length} seats held by this demo, ${refused.length} refused.`
+              ? `${seatedCount} seats held by this demo, ${refused.length} refused.`
               : 'Press Start: the workers start first, then requests reach the API pools.')}
       </p>
 

@@ -1,3 +1,4 @@
+import { slotsRanges } from '../sim/slots';
 /** A URL parameter a demo's embed reads, for the teacher's docs. */
 export interface DemoParameter {
   name: string;
@@ -66,13 +67,12 @@ export const demos: readonly DemoEntry[] = [
       'refuses the application, and then a superuser.',
     embedHeight: 1100,
     page: null,
-    parameters: [
-      { name: 'workers', values: '0–40', description: 'workers' },
-      { name: 'connections', values: '1–3', description: 'connections per worker' },
-      { name: 'api', values: '0–4', description: 'API processes' },
-      { name: 'pool_size', values: '0–20', description: "each API process's pool_size" },
-      { name: 'max_overflow', values: '0–20', description: "each API process's max_overflow" },
-    ],
+    // From the ranges the demo reads its URL with, so the docs cannot drift from it.
+    parameters: Object.values(slotsRanges).map((r) => ({
+      name: r.url,
+      values: `${r.min}–${r.max}`,
+      description: r.says,
+    })),
   },
   // Scenario demos: their titles, descriptions and parameters come from their scenario
   // files (see demo-catalog.ts).

@@ -27,12 +27,15 @@ export const slotsDefaults: SlotsConfig = {
 };
 
 /** Each setting's range, and what it is called in a URL and on screen. */
-export const slotsRanges: Record<keyof SlotsConfig, { min: number; max: number; url: string }> = {
-  workers: { min: 0, max: 40, url: 'workers' },
-  perWorker: { min: 1, max: 3, url: 'connections' },
-  api: { min: 0, max: 4, url: 'api' },
-  poolSize: { min: 0, max: 20, url: 'pool_size' },
-  maxOverflow: { min: 0, max: 20, url: 'max_overflow' },
+export const slotsRanges: Record<
+  keyof SlotsConfig,
+  { min: number; max: number; url: string; says: string }
+> = {
+  workers: { min: 0, max: 40, url: 'workers', says: 'workers' },
+  perWorker: { min: 1, max: 3, url: 'connections', says: 'connections per worker' },
+  api: { min: 0, max: 4, url: 'api', says: 'API processes' },
+  poolSize: { min: 0, max: 20, url: 'pool_size', says: "each API process's pool_size" },
+  maxOverflow: { min: 0, max: 20, url: 'max_overflow', says: "each API process's max_overflow" },
 };
 
 /** A worker's connections, in the order it opens them. */
