@@ -1,10 +1,12 @@
 /**
- * Where everything in the counter picture goes for a given width: seats wrapped into
- * rows, then the clerk, the door, the jobs strip and the legend, stacked. Pure: text is
- * measured by an estimate per character (every label is either monospace or given room
- * for wide letters), so the same layout comes out under jsdom and in a browser.
+ * Where everything in the counter picture goes for a given width: the clerk behind the
+ * counter with the door beside him, then the seats in rows, each process's seats together
+ * under its name, the free seats as one counted block and the reserved seats last, then
+ * the jobs strip and the legend. Pure: text is measured by an estimate per character
+ * (every label is either monospace or given room for wide letters), so the same layout
+ * comes out under jsdom and in a browser.
  */
-import type { CounterPicture, RefusedSession, SeatedSession } from './counter-picture';
+import type { CounterPicture, RefusedSession, SeatRole, SeatedSession } from './counter-picture';
 import { formatAge, formatCount, seatedCount, xidNumber } from './counter-describe';
 
 /** Outer margin, in px. */
@@ -13,11 +15,9 @@ const SECTION_GAP = 14;
 const TITLE_FONT = 13;
 const TEXT_FONT = 12;
 const LINE = 17;
-/** Widest seat cell; a short counter does not stretch its seats. */
-const MAX_CELL = 96;
 /** Door figures are this far apart; at most this many rows of them are drawn. */
 const DOOR_STEP = 16;
-const DOOR_ROWS = 3;
+const DOOR_ROWS = 2;
 
 /** An estimate of a text's width: generous for proportional fonts, exact for monospace. */
 export function textWidth(text: string, fontPx: number): number {
@@ -58,58 +58,84 @@ export function truncateMiddle(text: string, maxChars: number): string {
   return `${text.slice(0, head)}…${text.slice(text.length - (maxChars - 1 - head))}`;
 }
 
-/** Sizes inside one seat cell, relative to its top-left corner. */
+/** Sizes inside a seat cell, relative to its row's top; a seat's width is its own. */
 export interface CellGeometry {
-  /** Narrow cells (phones) use smaller type and shorter state labels. */
+  /** Narrow pictures (phones) use smaller type and a shorter row. */
   compact: boolean;
-  width: number;
+  /** Height of one row of the counter, group label to seat label. */
   height: number;
-  page: { x: number; y: number; width: number; height: number; xidY: number; ageY: number };
+  /** Baseline of a group's label (the process's name). */
+  labelY: number;
+  page: { y: number; height: number; xidY: number; ageY: number };
   desk: { y: number; height: number };
-  chair: { x: number; y: number; width: number; height: number };
-  token: { cx: number; cy: number; r: number };
-  state: { x: number; y: number; width: number };
+  chair: { y: number; height: number };
+  token: { cy: number; r: number };
+  /** Baseline of a seat's own label (the part of its name after the process's). */
   nameY: number;
-  /** Font size of the texts in the cell, in px. */
+  /** Font size of the texts in a seat, in px. */
   font: number;
+  /** Font size of a group's label, in px. */
+  labelFont: number;
 }
 
-function cellGeometry(width: number, compact: boolean): CellGeometry {
+function cellGeometry(compact: boolean): CellGeometry {
   if (compact) {
     return {
       compact,
-      width,
-      height: 70,
-      page: { x: 2, y: 2, width: width - 4, height: 24, xidY: 12, ageY: 22 },
-      desk: { y: 28, height: 4 },
-      chair: { x: 2, y: 34, width: width - 4, height: 20 },
-      token: { cx: 10, cy: 44, r: 6.5 },
-      state: { x: 19, y: 47.5, width: width - 21 },
-      nameY: 66,
-      font: 9,
+      height: 62,
+      labelY: 9,
+      page: { y: 11, height: 20, xidY: 8, ageY: 17 },
+      desk: { y: 33, height: 3 },
+      chair: { y: 38, height: 13 },
+      token: { cy: 44.5, r: 4.5 },
+      nameY: 59,
+      font: 7,
+      labelFont: 9,
     };
   }
   return {
     compact,
-    width,
-    height: 82,
-    page: { x: 3, y: 2, width: width - 6, height: 28, xidY: 13, ageY: 25 },
-    desk: { y: 32, height: 4 },
-    chair: { x: 3, y: 38, width: width - 6, height: 24 },
-    token: { cx: 13, cy: 50, r: 8 },
-    state: { x: 24, y: 53.5, width: width - 28 },
-    nameY: 76,
+    height: 84,
+    labelY: 11,
+    page: { y: 15, height: 26, xidY: 10, ageY: 22 },
+    desk: { y: 43, height: 4 },
+    chair: { y: 49, height: 18 },
+    token: { cy: 58, r: 6 },
+    nameY: 79,
     font: 10,
+    labelFont: 11,
   };
 }
 
-/** One seat's place: its cell's top-left corner. */
+/** One seat's place: its cell's top-left corner and width. */
 export interface SeatBox {
   /** 0-based; seats `maxConnections - superuserReserved` and up are reserved. */
   index: number;
   x: number;
   y: number;
+  width: number;
   reserved: boolean;
+  /** What is written under the seat: the session's name after its process's, in full. */
+  label: string;
+}
+
+/** A process's label over its seats (one per row its seats take). */
+export interface GroupLabel {
+  key: string;
+  x: number;
+  y: number;
+  width: number;
+  text: string;
+  role: SeatRole | 'reserved';
+  holdsHorizon: boolean;
+}
+
+/** A run of free seats, drawn as one block with its count. */
+export interface FreeRun {
+  x: number;
+  y: number;
+  width: number;
+  count: number;
 }
 
 /** A line of text placed by the layout; `key` keeps it in place across draws. */
@@ -132,7 +158,7 @@ export interface DoorFigure {
 
 /** One legend entry: a glyph kind and its words, placed in a flowing row. */
 export interface LegendItem {
-  key: 'reserved' | 'page' | 'emulated' | 'waiting' | 'horizon' | 'aborted';
+  key: 'reserved' | 'free' | 'page' | 'emulated' | 'waiting' | 'horizon' | 'aborted' | 'active';
   x: number;
   y: number;
   text: string;
@@ -142,15 +168,24 @@ export interface LegendItem {
 export interface CounterLayout {
   width: number;
   height: number;
-  columns: number;
   cell: CellGeometry;
-  seats: SeatBox[];
+  /** Where each seated session sits, by pid. */
+  seatOf: Map<number, SeatBox>;
+  /** Each seated session's seat number, by pid: pass it to the next layout. */
+  seatIndex: Map<number, number>;
+  /** Reserved seats no one sits in. */
+  emptyReserved: SeatBox[];
+  groups: GroupLabel[];
+  free: FreeRun;
   /** The counter itself: one desk per row of seats. */
   desks: { row: number; x: number; y: number; width: number }[];
   seatsTitle: TextLine[];
+  /** The seats' area, title to last row, for tests and scrolling. */
+  seatsArea: { top: number; bottom: number };
   clerk: {
     top: number;
-    /** Centre of the clerk's token. */
+    bottom: number;
+    /** Centre of the clerk's figure. */
     token: { cx: number; cy: number; r: number };
     /** The dead-tuple pile stands on `bottom`, between `x` and `x + width`. */
     pile: { x: number; bottom: number; width: number; maxHeight: number };
@@ -160,6 +195,9 @@ export interface CounterLayout {
   };
   door: {
     top: number;
+    bottom: number;
+    /** Where the door's icon stands. */
+    icon: { x: number; y: number };
     figures: DoorFigure[];
     lines: TextLine[];
     /** Each figure's place at the door, by key: pass it to the next layout. */
@@ -274,136 +312,358 @@ export function assignDoorSlots(
   return slots;
 }
 
+/** The process a session belongs to and its own part: `worker-07/claim` → both halves. */
+export function splitName(name: string): { group: string; own: string } {
+  const at = name.indexOf('/');
+  return at <= 0 ? { group: name, own: '' } : { group: name.slice(0, at), own: name.slice(at + 1) };
+}
+
+const roleRank: Record<SeatRole, number> = {
+  clerk: 0,
+  sweeper: 1,
+  other: 2,
+  worker: 3,
+  api: 4,
+  you: 5,
+};
+
+/** `worker-2` before `worker-10`. */
+const naturally = new Intl.Collator('en', { numeric: true }).compare;
+
+/** What the layout flows into rows: a process's seats, the free seats, the reserved ones. */
+type Item =
+  | { kind: 'group'; key: string; text: string; role: SeatRole | 'reserved'; seats: Seat[] }
+  | { kind: 'free'; count: number; width: number };
+interface Seat {
+  index: number;
+  pid: number | null;
+  width: number;
+  label: string;
+  reserved: boolean;
+}
+
+/** The seats' items: processes in a fixed order (by role, then name), free, reserved. */
+function seatItems(
+  picture: CounterPicture,
+  seatIndex: ReadonlyMap<number, number>,
+  open: number,
+  max: number,
+  cell: CellGeometry,
+): { items: Item[]; horizonGroup: string | null } {
+  const seatWidth = (label: string) =>
+    Math.max(
+      cell.compact ? 24 : 32,
+      Math.ceil(textWidth(label, cell.font)) + (cell.compact ? 4 : 6),
+    );
+  const groups = new Map<string, { role: SeatRole; sessions: SeatedSession[] }>();
+  const reserved: Seat[] = [];
+  let horizonGroup: string | null = null;
+  for (const s of picture.seats) {
+    const index = seatIndex.get(s.pid);
+    if (index === undefined) continue;
+    if (index >= open) {
+      reserved.push({ index, pid: s.pid, width: seatWidth(s.name), label: s.name, reserved: true });
+      continue;
+    }
+    const { group } = splitName(s.name);
+    const entry = groups.get(group) ?? { role: s.role, sessions: [] };
+    entry.sessions.push(s);
+    groups.set(group, entry);
+    if (s.pid === picture.clerk.horizonPid) horizonGroup = group;
+  }
+  const items: Item[] = [...groups]
+    .sort(([a, ga], [b, gb]) => roleRank[ga.role] - roleRank[gb.role] || naturally(a, b))
+    .map(([key, g]) => ({
+      kind: 'group' as const,
+      key,
+      text: key,
+      role: g.role,
+      seats: g.sessions
+        .sort((a, b) => a.pid - b.pid)
+        .map((s) => {
+          const label = splitName(s.name).own;
+          return {
+            index: seatIndex.get(s.pid)!,
+            pid: s.pid,
+            width: seatWidth(label),
+            label,
+            reserved: false,
+          };
+        }),
+    }));
+  const taken = items.reduce((n, i) => n + (i.kind === 'group' ? i.seats.length : 0), 0);
+  const count = Math.max(0, open - taken);
+  items.push({
+    kind: 'free',
+    count,
+    width: Math.ceil(textWidth(`${formatCount(count)} free`, cell.font)) + 12,
+  });
+  const takenReserved = new Set(reserved.map((r) => r.index));
+  for (let i = open; i < max; i++) {
+    if (!takenReserved.has(i)) {
+      reserved.push({ index: i, pid: null, width: seatWidth('R'), label: 'R', reserved: true });
+    }
+  }
+  reserved.sort((a, b) => a.index - b.index);
+  if (reserved.length > 0) {
+    items.push({
+      kind: 'group',
+      key: 'reserved',
+      text: 'reserved',
+      role: 'reserved',
+      seats: reserved,
+    });
+  }
+  return { items, horizonGroup };
+}
+
 /**
- * Places the whole picture in `width` px; the height follows from the content.
- * `previousDoor` is the last draw's `doorSlots`, so refused sessions keep their place.
+ * Places the whole picture in `width` px; the height follows from the content. The clerk
+ * stands behind the counter (at the top) with the door beside him when there is room; the
+ * seats follow in rows, each process's seats together under its name; the jobs table and
+ * the legend close it. `previousDoor` is the last draw's `doorSlots`, so refused sessions
+ * keep their place; `previousSeats` the last draw's seat numbers, so sessions keep theirs.
  */
 export function layoutCounter(
   picture: CounterPicture,
   width: number,
   previousDoor: ReadonlyMap<string, number> = new Map(),
+  previousSeats: ReadonlyMap<number, number> = new Map(),
 ): CounterLayout {
   width = Math.max(240, Math.floor(width));
-  const inner = width - 2 * PAD;
   const compact = width < 520;
-  const minCell = compact ? 40 : 64;
-  const columns = Math.max(1, Math.floor(inner / minCell));
-  const cell = cellGeometry(Math.min(MAX_CELL, inner / columns), compact);
-  const rowStep = cell.height + 6;
+  // A phone's picture uses its edges: three workers' seats fit a 336 px row.
+  const pad = compact ? 4 : PAD;
+  const inner = width - 2 * pad;
+  const wide = width >= 720;
+  const cell = cellGeometry(compact);
   const max = Math.max(0, picture.maxConnections);
-  const reservedFrom = max - Math.max(0, Math.min(max, picture.superuserReserved));
+  const open = max - Math.max(0, Math.min(max, picture.superuserReserved));
+  const seatIndex = assignSeats(previousSeats, picture);
+
+  // The clerk, behind the counter; the door beside him on a wide picture, else below.
+  const clerkWidth = wide ? Math.floor(inner * 0.56) : inner;
+  const top = pad;
+  const clerk = layoutClerk(picture, pad, top, clerkWidth);
+  const doorX = wide ? pad + clerkWidth + 20 : pad;
+  const doorWidth = wide ? width - pad - doorX : inner;
+  const door = layoutDoor(
+    picture,
+    doorX,
+    wide ? top : clerk.bottom + SECTION_GAP,
+    doorWidth,
+    previousDoor,
+  );
+  let y = Math.max(clerk.bottom, door.bottom) + SECTION_GAP;
 
   // Seats
-  let y = PAD + TITLE_FONT;
+  const seatsTop = y;
   const title = block(
     'seats',
-    `Seats = connections: ${formatCount(seatedCount(picture))} of ${formatCount(max)} taken, ${formatCount(max - reservedFrom)} reserved (modelled)`,
-    PAD,
-    y,
+    `Seats = connections: ${formatCount(seatedCount(picture))} of ${formatCount(max)} taken, ${formatCount(max - open)} reserved (modelled)`,
+    pad,
+    y + TITLE_FONT,
     inner,
     'section-title',
     TITLE_FONT,
   );
   y = title.y - LINE + 8;
-  const seatsTop = y;
-  const seats: SeatBox[] = [];
-  for (let i = 0; i < max; i++) {
-    const col = i % columns;
-    const row = Math.floor(i / columns);
-    seats.push({
-      index: i,
-      x: PAD + col * cell.width,
-      y: seatsTop + row * rowStep,
-      reserved: i >= reservedFrom,
-    });
+  const { items, horizonGroup } = seatItems(picture, seatIndex, open, max, cell);
+  const seatOf = new Map<number, SeatBox>();
+  const emptyReserved: SeatBox[] = [];
+  const groups: GroupLabel[] = [];
+  const desks: CounterLayout['desks'] = [];
+  let free: FreeRun = { x: pad, y, width: 0, count: 0 };
+  const groupGap = compact ? 5 : 10;
+  const seatGap = compact ? 1 : 2;
+  const rowStep = cell.height + (compact ? 4 : 8);
+  let x = 0;
+  let row = 0;
+  let rowStart = 0;
+  const rowY = () => y + row * rowStep;
+  const endRow = () => {
+    if (x > rowStart) desks.push({ row, x: pad, y: rowY() + cell.desk.y, width: x - groupGap });
+  };
+  const wrap = () => {
+    endRow();
+    row++;
+    x = 0;
+    rowStart = 0;
+  };
+  for (const item of items) {
+    if (item.kind === 'free') {
+      if (x > 0 && x + item.width > inner) wrap();
+      free = { x: pad + x, y: rowY(), width: item.width, count: item.count };
+      x += item.width + groupGap;
+      continue;
+    }
+    const labelWidth = textWidth(item.text, cell.labelFont) + 14;
+    const seatsWidth = item.seats.reduce((w, s) => w + s.width + seatGap, -seatGap);
+    const whole = Math.max(labelWidth, seatsWidth);
+    if (x > 0 && x + whole > inner && whole <= inner) wrap();
+    let labelAt = x;
+    const label = (to: number) => {
+      groups.push({
+        key: `${item.key}@${row}`,
+        x: pad + labelAt,
+        y: rowY(),
+        width: Math.max(labelWidth, to - labelAt),
+        text: item.text,
+        role: item.role,
+        holdsHorizon: item.key === horizonGroup,
+      });
+    };
+    for (const seat of item.seats) {
+      if (x > labelAt && x + seat.width > inner) {
+        // A process with more seats than a row holds goes on in the next row, named again.
+        label(x - seatGap);
+        wrap();
+        labelAt = 0;
+      }
+      const box: SeatBox = {
+        index: seat.index,
+        x: pad + x,
+        y: rowY(),
+        width: seat.width,
+        reserved: seat.reserved,
+        label: seat.label,
+      };
+      if (seat.pid === null) emptyReserved.push(box);
+      else seatOf.set(seat.pid, box);
+      x += seat.width + seatGap;
+    }
+    x = Math.max(x - seatGap, labelAt + labelWidth);
+    label(x);
+    x += groupGap;
   }
-  const rows = Math.ceil(max / columns);
-  const desks = Array.from({ length: rows }, (_, row) => ({
-    row,
-    x: PAD,
-    y: seatsTop + row * rowStep + cell.desk.y,
-    width: Math.min(columns, max - row * columns) * cell.width,
-  }));
-  y = seatsTop + rows * rowStep - 6 + SECTION_GAP;
+  endRow();
+  y = rowY() + cell.height;
   const notDrawn = picture.seats.length - seatedCount(picture);
   if (notDrawn > 0) {
     const more = block(
       'seats-over',
       `${formatCount(notDrawn)} more sessions than seats are not drawn.`,
-      PAD,
-      y + TEXT_FONT,
+      pad,
+      y + TEXT_FONT + 4,
       inner,
       'note',
     );
     title.lines.push(...more.lines);
-    y = more.y + SECTION_GAP - LINE + 4;
+    y = more.y - LINE + 4;
   }
+  const seatsArea = { top: seatsTop, bottom: y };
+  y += SECTION_GAP + 4;
 
-  // Clerk
-  const clerkTop = y;
-  const clerkLines: TextLine[] = [];
-  clerkLines.push(
-    ...block(
-      'clerk-title',
-      'Clerk = VACUUM (real: XIDs, n_dead_tup, VACUUM output)',
-      PAD,
-      clerkTop + TITLE_FONT,
-      inner,
-      'section-title',
-      TITLE_FONT,
-    ).lines,
+  // The jobs table and the legend, side by side when there is room.
+  const jobsWidth = wide ? Math.floor(inner * 0.34) : inner;
+  const jobs = layoutJobs(picture, pad, y, jobsWidth);
+  const legendX = wide ? pad + jobsWidth + 20 : pad;
+  const legend = layoutLegend(
+    legendX,
+    wide ? y : jobs.bottom + SECTION_GAP,
+    width - pad - legendX,
+    max,
+    max - open,
+    cell.compact,
   );
-  const band = clerkTop + TITLE_FONT + 8 + (clerkLines.length - 1) * LINE;
-  const token = { cx: PAD + 14, cy: band + 22, r: 12 };
-  const pile = { x: PAD + 34, bottom: band + 46, width: 24, maxHeight: 40 };
-  const strip = { x0: PAD + 70, x1: width - PAD, y: band + 30 };
+  const bottom = Math.max(jobs.bottom, legend.bottom);
+
+  return {
+    width,
+    height: Math.ceil(bottom + pad),
+    cell,
+    seatOf,
+    seatIndex,
+    emptyReserved,
+    groups,
+    free,
+    desks,
+    seatsTitle: title.lines,
+    seatsArea,
+    clerk,
+    door,
+    jobs: { top: jobs.top, bar: jobs.bar, lines: jobs.lines },
+    legend: { top: legend.top, items: legend.items, lines: legend.lines },
+  };
+}
+
+function layoutClerk(
+  picture: CounterPicture,
+  x0: number,
+  top: number,
+  width: number,
+): CounterLayout['clerk'] {
+  const lines: TextLine[] = [];
+  let b = block(
+    'clerk-title',
+    'Clerk = VACUUM (real: XIDs, n_dead_tup, VACUUM output)',
+    x0,
+    top + TITLE_FONT,
+    width,
+    'section-title',
+    TITLE_FONT,
+  );
+  lines.push(...b.lines);
+  const band = b.y - LINE + 8;
+  const token = { cx: x0 + 14, cy: band + 22, r: 12 };
+  const pile = { x: x0 + 34, bottom: band + 46, width: 24, maxHeight: 40 };
+  const strip = { x0: x0 + 70, x1: x0 + width, y: band + 30 };
   let ly = band + 48 + TEXT_FONT + 6;
   const { clerk } = picture;
   const dead =
     clerk.deadTuples === null
-      ? 'Dead tuples: n_dead_tup not read yet.'
-      : `Dead tuples (n_dead_tup, jobs and events): ${formatCount(clerk.deadTuples)}.`;
-  let b = block('clerk-dead', dead, PAD, ly, inner, 'clerk-text');
-  clerkLines.push(...b.lines);
+      ? 'Filing pile: n_dead_tup not read yet.'
+      : `Filing pile (n_dead_tup, jobs and events): ${formatCount(clerk.deadTuples)} dead tuples.`;
+  b = block('clerk-dead', dead, x0, ly, width, 'clerk-text');
+  lines.push(...b.lines);
   ly = b.y;
   const holder = picture.seats.find((s) => s.pid === clerk.horizonPid) ?? null;
   const horizon =
     clerk.horizonXid === null
       ? 'Nothing holds the horizon: the clerk can file every dead tuple.'
-      : `Cannot file behind this page: XID ${clerk.horizonXid}${
+      : `Cut-off: cannot file behind XID ${clerk.horizonXid}${
           holder
             ? ` (${holder.name}, pid ${holder.pid}${holder.xactAgeMs === null ? '' : `, open ${formatAge(holder.xactAgeMs)}`})`
             : clerk.horizonPid === null
               ? ''
               : ` (pid ${clerk.horizonPid})`
         }.`;
-  b = block('clerk-horizon', horizon, PAD, ly, inner, 'clerk-text horizon-text');
-  clerkLines.push(...b.lines);
+  b = block('clerk-horizon', horizon, x0, ly, width, 'clerk-text horizon-text');
+  lines.push(...b.lines);
   ly = b.y;
   const v = clerk.lastVacuum;
   const vacuum =
     v === null
       ? 'VACUUM has not run yet.'
       : `Last VACUUM (VERBOSE) ${v.table}: ${formatCount(v.removed)} removed, ${formatCount(v.notYetRemovable)} dead but not yet removable${v.cutoff === null ? '' : `, removable cutoff: ${v.cutoff}`}.`;
-  b = block('clerk-vacuum', vacuum, PAD, ly, inner, 'clerk-text');
-  clerkLines.push(...b.lines);
-  y = b.y - LINE + SECTION_GAP + 6;
+  b = block('clerk-vacuum', vacuum, x0, ly, width, 'clerk-text');
+  lines.push(...b.lines);
+  return { top, bottom: b.y - LINE + 4, token, pile, strip, lines };
+}
 
-  // Door
-  const doorTop = y;
-  const doorLines: TextLine[] = [];
-  b = block(
+function layoutDoor(
+  picture: CounterPicture,
+  x0: number,
+  top: number,
+  width: number,
+  previous: ReadonlyMap<string, number>,
+): CounterLayout['door'] {
+  const lines: TextLine[] = [];
+  const iconWidth = 22;
+  let b = block(
     'door-title',
     `Door (modelled): ${formatCount(picture.door.length)} refused`,
-    PAD,
-    doorTop + TITLE_FONT,
-    inner,
+    x0 + iconWidth,
+    top + TITLE_FONT,
+    width - iconWidth,
     'section-title',
     TITLE_FONT,
   );
-  doorLines.push(...b.lines);
+  lines.push(...b.lines);
+  const icon = { x: x0, y: top };
   let dy = b.y - LINE + 10;
-  const perRow = Math.max(1, Math.floor(inner / DOOR_STEP));
+  const qx = x0 + iconWidth;
+  const perRow = Math.max(1, Math.floor((width - iconWidth) / DOOR_STEP));
   const capacity = perRow * DOOR_ROWS;
   const seen = new Map<string, number>();
   const keys = picture.door.map(({ name }) => {
@@ -411,33 +671,33 @@ export function layoutCounter(
     seen.set(name, n + 1);
     return n === 0 ? name : `${name}#${n}`;
   });
-  const doorSlots = assignDoorSlots(previousDoor, keys, perRow, capacity);
+  const slots = assignDoorSlots(previous, keys, perRow, capacity);
   const figures: DoorFigure[] = [];
   picture.door.forEach((session, i) => {
-    const slot = doorSlots.get(keys[i]!);
+    const slot = slots.get(keys[i]!);
     if (slot === undefined) return;
     figures.push({
       key: keys[i]!,
-      x: PAD + (slot % perRow) * DOOR_STEP + DOOR_STEP / 2,
+      x: qx + (slot % perRow) * DOOR_STEP + DOOR_STEP / 2,
       y: dy + Math.floor(slot / perRow) * DOOR_STEP + DOOR_STEP / 2,
       session,
     });
   });
   if (figures.length < picture.door.length) {
     const i = capacity - 1;
-    doorLines.push({
+    lines.push({
       key: 'door-more',
-      x: PAD + (i % perRow) * DOOR_STEP,
+      x: qx + (i % perRow) * DOOR_STEP,
       y: dy + Math.floor(i / perRow) * DOOR_STEP + 12,
       text: `+${formatCount(picture.door.length - figures.length)}`,
       className: 'door-more',
     });
   }
   const figureRows = Math.ceil(Math.min(picture.door.length, capacity) / perRow);
-  dy += figureRows * DOOR_STEP + TEXT_FONT + 4;
+  dy += Math.max(figureRows * DOOR_STEP, 12) + TEXT_FONT + 4;
   if (picture.door.length === 0) {
-    b = block('door-empty', 'No one has been refused.', PAD, dy, inner, 'door-text');
-    doorLines.push(...b.lines);
+    b = block('door-empty', 'No one has been refused.', x0, dy, width, 'door-text');
+    lines.push(...b.lines);
     dy = b.y;
   }
   const groups = new Map<string, string[]>();
@@ -448,24 +708,24 @@ export function layoutCounter(
       b = block(
         'door-groups-more',
         `and ${groups.size - 3} other messages`,
-        PAD,
+        x0,
         dy,
-        inner,
+        width,
         'door-text',
       );
-      doorLines.push(...b.lines);
+      lines.push(...b.lines);
       dy = b.y;
       break;
     }
     // libpq prints two spaces after the severity; wrapping would fold them into one.
-    b = block(`door-fatal-${g}`, `FATAL: ${message}`, PAD, dy, inner - 8, 'door-fatal');
+    b = block(`door-fatal-${g}`, `FATAL: ${message}`, x0, dy, width - 8, 'door-fatal');
     b.lines[0]!.text = b.lines[0]!.text.replace(/^FATAL: /, 'FATAL:  ');
-    doorLines.push(...b.lines);
+    lines.push(...b.lines);
     const who = `× ${formatCount(names.length)}: ${names.join(', ')}`;
-    const perLine = Math.floor(inner / (TEXT_FONT * 0.6));
-    doorLines.push({
+    const perLine = Math.floor(width / (TEXT_FONT * 0.6));
+    lines.push({
       key: `door-who-${g}`,
-      x: PAD,
+      x: x0,
       y: b.y,
       text: who.length > perLine ? `${who.slice(0, perLine - 1)}…` : who,
       className: 'door-text',
@@ -473,79 +733,67 @@ export function layoutCounter(
     dy = b.y + LINE;
     g++;
   }
-  y = dy - LINE + SECTION_GAP + 6;
+  return { top, bottom: dy - LINE + 4, icon, figures, lines, slots };
+}
 
-  // Jobs
-  const jobsTop = y;
-  const jobLines: TextLine[] = [];
-  b = block('jobs-title', 'Jobs table (real)', PAD, jobsTop + TITLE_FONT, inner, 'section-title');
-  jobLines.push(...b.lines);
-  const bar = { x: PAD, y: b.y - LINE + 8, width: inner, height: 14 };
+function layoutJobs(picture: CounterPicture, x0: number, top: number, width: number) {
+  const lines: TextLine[] = [];
+  let b = block('jobs-title', 'Jobs table (real)', x0, top + TITLE_FONT, width, 'section-title');
+  lines.push(...b.lines);
+  const bar = { x: x0, y: b.y - LINE + 8, width, height: 14 };
   const { queued, running, done } = picture.jobs;
   b = block(
     'jobs-counts',
     `queued ${formatCount(queued)} · running ${formatCount(running)} · done ${formatCount(done)}`,
-    PAD,
+    x0,
     bar.y + bar.height + TEXT_FONT + 4,
-    inner,
+    width,
     'jobs-text',
   );
-  jobLines.push(...b.lines);
-  y = b.y - LINE + 8 + SECTION_GAP;
+  lines.push(...b.lines);
+  return { top, bottom: b.y - LINE + 4, bar, lines };
+}
 
-  // Legend
-  const legendTop = y;
-  const legendItems: LegendItem[] = [];
+function layoutLegend(
+  x0: number,
+  top: number,
+  width: number,
+  max: number,
+  reserved: number,
+  compact: boolean,
+) {
+  const items: LegendItem[] = [];
   const entries: [LegendItem['key'], string][] = [
-    ['reserved', 'R reserved seat'],
+    ['active', 'filled: active; hollow: idle'],
     ['page', 'ledger page: open transaction, XID, age'],
+    ['horizon', 'thick frame: holds the horizon'],
+    ['waiting', 'dashed ring, lock: waiting on a lock'],
     ['emulated', 'dotted page: emulated: snapshot held'],
     ['aborted', 'struck page: aborted, awaiting ROLLBACK'],
-    ['waiting', 'dashed ring, lock: waiting on a lock'],
-    ['horizon', 'thick frame: holds the horizon'],
+    ['free', 'free seats, counted'],
+    ['reserved', 'R: reserved for superusers'],
   ];
-  let lx = PAD;
-  let lyy = legendTop + 4;
+  let lx = x0;
+  let ly = top + 4;
+  const step = compact ? 18 : 20;
   for (const [key, text] of entries) {
     const w = 24 + textWidth(text, 11) + 12;
-    if (lx > PAD && lx + w > width - PAD) {
-      lx = PAD;
-      lyy += 20;
+    if (lx > x0 && lx + w > x0 + width) {
+      lx = x0;
+      ly += step;
     }
-    legendItems.push({ key, x: lx, y: lyy, text });
+    items.push({ key, x: lx, y: ly, text });
     lx += w;
   }
-  ly = lyy + 20 + TEXT_FONT;
-  const legendLines: TextLine[] = [];
-  for (const [key, text] of [
-    ['legend-letters', 'Letters: W worker, A API, S sweeper, V VACUUM, Y you, O other.'],
-    [
-      'legend-states',
-      'States: active (filled), idle (hollow), in tx = idle in transaction, aborted.',
-    ],
-    [
-      'legend-honest',
-      `Modelled: seats and door, counted from max_connections = ${max} and superuser_reserved_connections = ${max - reservedFrom}; PGlite runs one backend; ledger pages' ages, in simulated time. Real: XIDs, n_dead_tup, VACUUM output.`,
-    ],
-  ] as const) {
-    b = block(key, text, PAD, ly, inner, 'legend-text');
-    legendLines.push(...b.lines);
-    ly = b.y;
-  }
-
-  return {
+  const honest = block(
+    'legend-honest',
+    `Modelled: seats and door, counted from max_connections = ${max} and superuser_reserved_connections = ${reserved}${compact ? '' : ' (PGlite runs one backend)'}; ledger pages' ages, in simulated time. Real: states, XIDs, n_dead_tup, VACUUM output.`,
+    x0,
+    ly + step + TEXT_FONT,
     width,
-    height: Math.ceil(ly - LINE + PAD + 4),
-    columns,
-    cell,
-    seats,
-    desks,
-    seatsTitle: title.lines,
-    clerk: { top: clerkTop, token, pile, strip, lines: clerkLines },
-    door: { top: doorTop, figures, lines: doorLines, slots: doorSlots },
-    jobs: { top: jobsTop, bar, lines: jobLines },
-    legend: { top: legendTop, items: legendItems, lines: legendLines },
-  };
+    'legend-text',
+  );
+  return { top, bottom: honest.y - LINE + 4, items, lines: honest.lines };
 }
 
 /** The open ledger pages the XID strip shows, oldest XID first. */

@@ -12,21 +12,21 @@
 import { local, select, type BaseType, type Selection } from 'd3-selection';
 import { scaleLinear, scaleSymlog } from 'd3-scale';
 import 'd3-transition';
-import type { CounterPicture, SeatRole, SeatedSession, SessionState } from './counter-picture';
+import type { CounterPicture, SeatedSession } from './counter-picture';
 import { formatAge, formatCount, summarise } from './counter-describe';
 import {
-  assignSeats,
   layoutCounter,
   stripPages,
   textWidth,
-  truncateMiddle,
   type CellGeometry,
   type CounterLayout,
   type DoorFigure,
+  type GroupLabel,
   type LegendItem,
   type SeatBox,
   type TextLine,
 } from './counter-layout';
+import { icons, type IconName } from './icons';
 
 /** What the drawing needs besides the picture; nothing is read from globals. */
 export interface DrawOptions {
@@ -55,22 +55,6 @@ const seatMemory = local<Map<number, number>>();
 const doorMemory = local<Map<string, number>>();
 /** The motion setting of the previous draw, to stop transitions when it turns off. */
 const motionMemory = local<boolean>();
-
-const roleLetter: Record<SeatRole, string> = {
-  worker: 'W',
-  api: 'A',
-  sweeper: 'S',
-  clerk: 'V',
-  you: 'Y',
-  other: 'O',
-};
-
-const stateLabel: Record<SessionState, [full: string, compact: string]> = {
-  active: ['active', 'act'],
-  idle: ['idle', 'idle'],
-  'idle in transaction': ['in tx', 'tx'],
-  'idle in transaction (aborted)': ['aborted', 'abrt'],
-};
 
 const slug = (text: string) => text.replace(/[^a-z0-9]+/gi, '-').replace(/-$/, '');
 
@@ -229,80 +213,69 @@ interface OccupantParts {
   strike: SVGLineElement;
   xid: SVGTextElement;
   age: SVGTextElement;
+  chair: SVGRectElement;
   ring: SVGCircleElement;
   token: SVGCircleElement;
-  letter: SVGTextElement;
   lock: SVGPathElement;
-  state: SVGTextElement;
   name: SVGTextElement;
 }
 const occupantParts = local<OccupantParts>();
 
-/** Where the parts of an occupant go in a cell of this geometry: set once per cell size. */
-function shapeOccupant(p: OccupantParts, cell: CellGeometry): void {
-  const { page, token, font } = cell;
-  setAttr(p.sheet, 'd', pagePath(page.x, page.y, page.width, page.height));
-  setAttr(p.strike, 'x1', page.x + 3);
+/** Where the parts of a seat go in a cell `width` px wide: set once per size. */
+function shapeSeat(p: OccupantParts, cell: CellGeometry, width: number): void {
+  const { page, chair, token, font } = cell;
+  const pw = width - 4;
+  setAttr(p.sheet, 'd', pagePath(2, page.y, pw, page.height));
+  setAttr(p.strike, 'x1', 5);
   setAttr(p.strike, 'y1', page.y + page.height - 3);
-  setAttr(p.strike, 'x2', page.x + page.width - 3);
+  setAttr(p.strike, 'x2', pw - 1);
   setAttr(p.strike, 'y2', page.y + 3);
   for (const [node, y] of [
     [p.xid, page.y + page.xidY],
     [p.age, page.y + page.ageY],
   ] as const) {
-    setAttr(node, 'x', page.x + 3);
+    setAttr(node, 'x', 5);
     setAttr(node, 'y', y);
     setAttr(node, 'font-size', font);
   }
+  setAttr(p.chair, 'x', 1);
+  setAttr(p.chair, 'y', chair.y);
+  setAttr(p.chair, 'width', width - 2);
+  setAttr(p.chair, 'height', chair.height);
+  const cx = width / 2;
   for (const [node, r] of [
     [p.token, token.r],
     [p.ring, token.r + 2.5],
   ] as const) {
-    setAttr(node, 'cx', token.cx);
+    setAttr(node, 'cx', cx);
     setAttr(node, 'cy', token.cy);
     setAttr(node, 'r', r);
   }
-  setAttr(p.lock, 'd', lockPath(token.cx + token.r - 1, token.cy - token.r - 4));
-  setAttr(p.letter, 'x', token.cx);
-  setAttr(p.letter, 'y', token.cy + font * 0.35);
-  setAttr(p.letter, 'font-size', font);
-  setAttr(p.state, 'x', cell.state.x);
-  setAttr(p.state, 'y', cell.state.y);
-  setAttr(p.state, 'font-size', font - 1);
-  setAttr(p.name, 'x', cell.chair.x);
+  setAttr(p.lock, 'd', lockPath(cx + token.r - 1, token.cy - token.r - 4));
+  setAttr(p.name, 'x', cx);
   setAttr(p.name, 'y', cell.nameY);
   setAttr(p.name, 'font-size', font);
 }
 
-const cellKey = (cell: CellGeometry) => `${cell.width}|${cell.compact}`;
+const shapeKey = (cell: CellGeometry, width: number) => `${width}|${cell.compact}`;
 
 function partsOf(g: SVGGElement): OccupantParts {
-  const [title, page, ring, token, letter, lock, state, name] = g.children as unknown as Element[];
+  const [title, page, chair, ring, token, lock, name] = g.children as unknown as Element[];
   const [sheet, strike, xid, age] = page!.children as unknown as Element[];
-  return {
-    title,
-    page,
-    sheet,
-    strike,
-    xid,
-    age,
-    ring,
-    token,
-    letter,
-    lock,
-    state,
-    name,
-  } as OccupantParts;
+  return { title, page, sheet, strike, xid, age, chair, ring, token, lock, name } as OccupantParts;
 }
 
-/** An empty occupant shaped for `cell`, per svg, cloned for each arriving session. */
-const occupantTemplate = local<{ key: string; node: SVGGElement }>();
-/** The cell geometry each occupant was last shaped for. */
+/** Empty occupants shaped per seat size, per svg, cloned for each arriving session. */
+const occupantTemplates = local<Map<string, SVGGElement>>();
+/** The size each occupant was last shaped for. */
 const shapedFor = local<string>();
 
-function newOccupant(svg: SVGSVGElement, cell: CellGeometry): SVGGElement {
-  let template = occupantTemplate.get(svg);
-  if (template?.key !== cellKey(cell)) {
+function newOccupant(svg: SVGSVGElement, cell: CellGeometry, width: number): SVGGElement {
+  const templates = occupantTemplates.get(svg) ?? new Map<string, SVGGElement>();
+  occupantTemplates.set(svg, templates);
+  const key = shapeKey(cell, width);
+  let template = templates.get(key);
+  if (!template) {
     const sel = select(svg.ownerDocument.createElementNS(svg.namespaceURI, 'g') as SVGGElement);
     sel.attr('class', 'occupant');
     sel.append('title');
@@ -311,28 +284,28 @@ function newOccupant(svg: SVGSVGElement, cell: CellGeometry): SVGGElement {
     page.append('line').attr('class', 'page-strike').attr('display', 'none');
     page.append('text').attr('class', 'page-xid').text(' ');
     page.append('text').attr('class', 'page-age').text(' ');
+    sel.append('rect').attr('class', 'chair').attr('rx', 3);
     sel.append('circle').attr('class', 'wait-ring').attr('display', 'none');
     sel.append('circle').attr('class', 'token');
-    sel.append('text').attr('class', 'token-letter').attr('text-anchor', 'middle').text(' ');
     sel.append('path').attr('class', 'lock').attr('display', 'none');
-    sel.append('text').attr('class', 'state-label').text(' ');
-    sel.append('text').attr('class', 'name').text(' ');
-    template = { key: cellKey(cell), node: sel.node()! };
-    shapeOccupant(partsOf(template.node), cell);
-    occupantTemplate.set(svg, template);
+    sel.append('text').attr('class', 'name').attr('text-anchor', 'middle').text(' ');
+    template = sel.node()!;
+    shapeSeat(partsOf(template), cell, width);
+    templates.set(key, template);
   }
-  const g = template.node.cloneNode(true) as SVGGElement;
+  const g = template.cloneNode(true) as SVGGElement;
   occupantParts.set(g, partsOf(g));
-  shapedFor.set(g, template.key);
+  shapedFor.set(g, key);
   return g;
 }
 
 function updateOccupant(g: SVGGElement, o: Occupant, cell: CellGeometry): void {
   const s = o.session;
   const p = occupantParts.get(g)!;
-  if (shapedFor.get(g) !== cellKey(cell)) {
-    shapeOccupant(p, cell);
-    shapedFor.set(g, cellKey(cell));
+  const size = shapeKey(cell, o.seat.width);
+  if (shapedFor.get(g) !== size) {
+    shapeSeat(p, cell, o.seat.width);
+    shapedFor.set(g, size);
     drawnFrom.set(g, '');
   }
   const age = s.xactAgeMs === null ? '' : formatAge(s.xactAgeMs);
@@ -349,12 +322,14 @@ function updateOccupant(g: SVGGElement, o: Occupant, cell: CellGeometry): void {
     o.holdsHorizon,
     o.seat.index,
     o.seat.reserved,
-    cellKey(cell),
+    o.seat.label,
+    size,
   ].join('|');
-  const { page, font } = cell;
+  const { font } = cell;
+  const textRoom = o.seat.width - 8;
   if (!changed(g, key)) {
-    // Most frames only an age moved on: its text and the tooltip, nothing else.
-    if (age !== '' && p.age.textContent !== age) fitText(p.age, age, page.width - 8, font);
+    // Most frames only an age moved on: its text, nothing else.
+    if (age !== '' && p.age.textContent !== age) fitText(p.age, age, textRoom, font);
     return;
   }
   const open = s.xactAgeMs !== null;
@@ -362,101 +337,149 @@ function updateOccupant(g: SVGGElement, o: Occupant, cell: CellGeometry): void {
   setAttr(
     g,
     'class',
-    `occupant role-${s.role} state-${slug(s.state)}${open ? ' in-transaction' : ''}${waiting ? ' waiting' : ''}${s.emulated ? ' emulated' : ''}${o.holdsHorizon ? ' holds-horizon' : ''}`,
+    `occupant role-${s.role} state-${slug(s.state)}${open ? ' in-transaction' : ''}${waiting ? ' waiting' : ''}${s.emulated ? ' emulated' : ''}${o.holdsHorizon ? ' holds-horizon' : ''}${o.seat.reserved ? ' reserved' : ''}`,
   );
   setAttr(g, 'data-pid', s.pid);
+  setAttr(g, 'data-seat', o.seat.index);
   setText(p.title, occupantTitle(o));
 
   // Pages open and close often: hiding keeps their layout; rings and locks are rarer.
   setAttr(p.page, 'visibility', open ? null : 'hidden');
   if (open) {
     setAttr(p.strike, 'display', s.state === 'idle in transaction (aborted)' ? null : 'none');
-    const xid = s.xid === null ? 'no XID' : cell.compact ? s.xid : `XID ${s.xid}`;
-    fitText(p.xid, xid, page.width - 8, font);
-    fitText(p.age, age, page.width - 8, font);
+    const wide = textWidth(`XID ${s.xid ?? ''}`, font) <= textRoom;
+    const xid = s.xid === null ? 'no XID' : wide ? `XID ${s.xid}` : s.xid;
+    fitText(p.xid, xid, textRoom, font);
+    fitText(p.age, age, textRoom, font);
   }
   setAttr(p.ring, 'display', waiting ? null : 'none');
   setAttr(p.lock, 'display', waiting ? null : 'none');
-  setText(p.letter, roleLetter[s.role]);
-  fitText(p.state, stateLabel[s.state][cell.compact ? 1 : 0], cell.state.width, font - 1);
-
-  const nameWidth = cell.width - 6 - (o.seat.reserved ? 10 : 0);
-  // A name up to 15% too long is squeezed rather than cut: `worker-12/3` stays whole.
-  const chars = Math.floor((nameWidth / (font * 0.6)) * 1.15);
-  fitText(p.name, truncateMiddle(s.name, chars), nameWidth, font);
+  // The layout made the seat wide enough for its label: it is never cut.
+  setText(p.name, o.seat.label);
 }
 
-function drawDesks(desks: Layer, layout: CounterLayout): void {
+/** The parts of the counter that are not sessions: desks, labels, free and reserved seats. */
+function drawCounterFrame(section: SVGGElement, layout: CounterLayout): void {
   const { cell } = layout;
-  desks
+  select(part<SVGGElement>(section, 'g', 'desks'))
     .selectChildren<SVGRectElement, CounterLayout['desks'][number]>('rect.desk')
     .data(layout.desks, (d) => String(d.row))
     .join('rect')
     .each(function (d) {
+      if (!changed(this, `${d.x}|${d.y}|${d.width}|${cell.desk.height}`)) return;
       setAttr(this, 'class', 'desk');
       setAttr(this, 'x', d.x);
       setAttr(this, 'y', d.y);
       setAttr(this, 'width', d.width);
       setAttr(this, 'height', cell.desk.height);
     });
-}
 
-function drawChairs(chairs: Layer, layout: CounterLayout): void {
-  const { cell } = layout;
-  chairs
-    .selectChildren<SVGGElement, SeatBox>('g.seat')
-    .data(layout.seats, (d) => String(d.index))
+  select(part<SVGGElement>(section, 'g', 'group-labels'))
+    .selectChildren<SVGGElement, GroupLabel>('g.group-label')
+    .data(layout.groups, (d) => d.key)
     .join((enter) => {
-      const g = enter.append('g');
-      g.append('title');
-      g.append('rect').attr('class', 'chair').attr('rx', 4);
-      g.append('text').attr('class', 'reserved-mark').attr('text-anchor', 'end').text('R');
+      const g = enter.append('g').attr('class', 'group-label');
+      g.append('path').attr('class', 'group-icon');
+      g.append('text').attr('class', 'group-name');
+      g.append('line').attr('class', 'group-rule');
       return g;
     })
     .each(function (d) {
-      setAttr(this, 'class', d.reserved ? 'seat reserved' : 'seat');
+      const key = `${d.x}|${d.y}|${d.width}|${d.text}|${d.role}|${d.holdsHorizon}|${cell.labelFont}`;
+      if (!changed(this, key)) return;
+      setAttr(this, 'class', `group-label role-${d.role}${d.holdsHorizon ? ' holds-horizon' : ''}`);
+      setAttr(this, 'transform', translate(d.x, d.y));
+      const [icon, name, rule] = this.children as unknown as [Element, Element, Element];
+      const size = cell.labelFont;
+      setAttr(icon, 'd', icons[roleIcon[d.role]]);
+      setAttr(icon, 'transform', `translate(0,${cell.labelY - size + 1}) scale(${size / 16})`);
+      setAttr(name, 'x', size + 3);
+      setAttr(name, 'y', cell.labelY);
+      setAttr(name, 'font-size', size);
+      setText(name, d.text);
+      setAttr(rule, 'x1', size + 3 + textWidth(d.text, size) + 4);
+      setAttr(rule, 'x2', Math.max(size + 3 + textWidth(d.text, size) + 4, d.width - 2));
+      setAttr(rule, 'y1', cell.labelY - size / 3);
+      setAttr(rule, 'y2', cell.labelY - size / 3);
+    });
+
+  const empty = select(part<SVGGElement>(section, 'g', 'empty-seats'));
+  empty
+    .selectChildren<SVGGElement, SeatBox>('g.seat')
+    .data(layout.emptyReserved, (d) => String(d.index))
+    .join((enter) => {
+      const g = enter.append('g').attr('class', 'seat reserved');
+      g.append('title');
+      g.append('rect').attr('class', 'chair').attr('rx', 3);
+      g.append('text').attr('class', 'reserved-mark').attr('text-anchor', 'middle').text('R');
+      return g;
+    })
+    .each(function (d) {
+      if (!changed(this, `${d.x}|${d.y}|${d.width}|${cell.compact}`)) return;
       setAttr(this, 'data-seat', d.index);
       setAttr(this, 'transform', translate(d.x, d.y));
       const [title, chair, mark] = this.children as unknown as [Element, Element, Element];
-      setText(
-        title,
-        `Seat ${d.index + 1} of ${layout.seats.length}${d.reserved ? ', reserved for superusers' : ''} (modelled)`,
-      );
-      setAttr(chair, 'x', cell.chair.x);
+      setText(title, `Seat ${d.index + 1}, reserved for superusers, free (modelled)`);
+      setAttr(chair, 'x', 1);
       setAttr(chair, 'y', cell.chair.y);
-      setAttr(chair, 'width', cell.chair.width);
+      setAttr(chair, 'width', d.width - 2);
       setAttr(chair, 'height', cell.chair.height);
-      setAttr(mark, 'display', d.reserved ? null : 'none');
-      setAttr(mark, 'x', cell.width - 3);
-      setAttr(mark, 'y', cell.nameY);
+      setAttr(mark, 'x', d.width / 2);
+      setAttr(mark, 'y', cell.chair.y + cell.chair.height / 2 + cell.font * 0.35);
       setAttr(mark, 'font-size', cell.font + 1);
     });
+
+  const free = part<SVGGElement>(section, 'g', 'free-seats');
+  const f = layout.free;
+  if (changed(free, `${f.x}|${f.y}|${f.width}|${f.count}|${cell.compact}`)) {
+    setAttr(free, 'transform', translate(f.x, f.y));
+    setAttr(free, 'data-free', f.count);
+    setText(
+      part<SVGTitleElement>(free, 'title', 'free-title'),
+      `${formatCount(f.count)} free seats (modelled)`,
+    );
+    const block = part<SVGRectElement>(free, 'rect', 'free-block');
+    setAttr(block, 'x', 1);
+    setAttr(block, 'y', cell.chair.y);
+    setAttr(block, 'width', f.width - 2);
+    setAttr(block, 'height', cell.chair.height);
+    setAttr(block, 'rx', 3);
+    const text = part<SVGTextElement>(free, 'text', 'free-count');
+    setAttr(text, 'x', f.width / 2);
+    setAttr(text, 'y', cell.chair.y + cell.chair.height / 2 + cell.font * 0.35);
+    setAttr(text, 'text-anchor', 'middle');
+    setAttr(text, 'font-size', cell.font);
+    setText(text, `${formatCount(f.count)} free`);
+  }
 }
+
+const roleIcon: Record<GroupLabel['role'], IconName> = {
+  worker: 'worker',
+  api: 'api',
+  sweeper: 'sweeper',
+  clerk: 'clerk',
+  you: 'person',
+  other: 'person',
+  reserved: 'seat',
+};
 
 function drawSeats(
   section: SVGGElement,
   picture: CounterPicture,
   layout: CounterLayout,
-  seatOf: Map<number, number>,
   motion: boolean,
   ms: number,
 ): void {
   const { cell } = layout;
   drawLines(layer(section, 'titles'), layout.seatsTitle);
-
-  // Desks and chairs depend only on the width and the seat counts.
-  const frame = `${layout.width}|${layout.seats.length}|${picture.superuserReserved}`;
-  const desks = part<SVGGElement>(section, 'g', 'desks');
-  if (changed(desks, frame)) drawDesks(select(desks), layout);
-  const chairs = part<SVGGElement>(section, 'g', 'chairs');
-  if (changed(chairs, frame)) drawChairs(select(chairs), layout);
+  drawCounterFrame(section, layout);
 
   const horizonPid = picture.clerk.horizonPid;
   const occupants: Occupant[] = [];
   for (const session of picture.seats) {
-    const at = seatOf.get(session.pid);
-    if (at === undefined) continue;
-    occupants.push({ session, seat: layout.seats[at]!, holdsHorizon: session.pid === horizonPid });
+    const seat = layout.seatOf.get(session.pid);
+    if (seat === undefined) continue;
+    occupants.push({ session, seat, holdsHorizon: session.pid === horizonPid });
   }
   layer(section, 'occupants')
     .selectChildren<SVGGElement, Occupant>('g.occupant:not(.leaving)')
@@ -465,7 +488,7 @@ function drawSeats(
       (enter) => {
         // An arriving session drops into its seat; moveTo below does the motion. A move
         // is cheaper to draw than a fade, which paints the group apart and blends it.
-        const g = enter.append(() => newOccupant(section.ownerSVGElement!, cell));
+        const g = enter.append((d) => newOccupant(section.ownerSVGElement!, cell, d.seat.width));
         g.each(function (d) {
           this.setAttribute('transform', translate(d.seat.x, d.seat.y - (motion ? RISE : 0)));
         });
@@ -495,11 +518,11 @@ function drawSeats(
       moveTo(this, d.seat.x, d.seat.y, motion, ms);
       const [frame, flag] = this.children as unknown as [Element, Element];
       const { page } = cell;
-      setAttr(frame, 'x', page.x - 1.5);
+      setAttr(frame, 'x', 0.5);
       setAttr(frame, 'y', page.y - 1.5);
-      setAttr(frame, 'width', page.width + 3);
+      setAttr(frame, 'width', d.seat.width - 1);
       setAttr(frame, 'height', page.height + 3);
-      const fx = page.x + page.width / 2;
+      const fx = d.seat.width / 2;
       setAttr(flag, 'd', `M${fx - 5},${cell.desk.y}h10l-5,5Z`);
     });
 }
@@ -509,20 +532,18 @@ function drawClerk(
   picture: CounterPicture,
   layout: CounterLayout,
   ids: { hatch: string; blocked: string },
-): void {
+): number | null {
   const { token, pile, strip } = layout.clerk;
   drawLines(layer(section, 'lines'), layout.clerk.lines);
 
   const clerk = part<SVGGElement>(section, 'g', 'clerk');
-  const circle = part<SVGCircleElement>(clerk, 'circle', 'token');
-  setAttr(circle, 'cx', token.cx);
-  setAttr(circle, 'cy', token.cy);
-  setAttr(circle, 'r', token.r);
-  const letter = part<SVGTextElement>(clerk, 'text', 'token-letter');
-  setAttr(letter, 'x', token.cx);
-  setAttr(letter, 'y', token.cy + 4);
-  setAttr(letter, 'text-anchor', 'middle');
-  setText(letter, 'V');
+  const figure = part<SVGPathElement>(clerk, 'path', 'clerk-icon');
+  setAttr(figure, 'd', icons.clerk);
+  setAttr(
+    figure,
+    'transform',
+    `translate(${token.cx - token.r},${token.cy - token.r}) scale(${(2 * token.r) / 16})`,
+  );
   const title = part<SVGTitleElement>(clerk, 'title', 'clerk-title');
   setText(title, 'The clerk: VACUUM');
 
@@ -638,10 +659,49 @@ function drawClerk(
     setAttr(label, 'text-anchor', rightSide ? null : 'end');
     setText(label, text);
   });
+  return hx;
+}
+
+/**
+ * The cut-off line's reach: a dashed line from the horizon on the clerk's strip down to
+ * the ledger page that holds it, so the page that stops the filing is unmistakable.
+ */
+function drawHorizonLink(
+  section: SVGGElement,
+  picture: CounterPicture,
+  layout: CounterLayout,
+  hx: number | null,
+): void {
+  const pid = picture.clerk.horizonPid;
+  const seat = pid === null ? undefined : layout.seatOf.get(pid);
+  const line = part<SVGPathElement>(section, 'path', 'horizon-reach');
+  if (hx === null || seat === undefined) {
+    setAttr(line, 'display', 'none');
+    return;
+  }
+  // Down from the cut-off on the strip, under its labels to the left edge, down the
+  // margin to the gap over the holder's row, across, and onto its page: through no text
+  // and no other seat.
+  const r = (v: number) => Math.round(v * 2) / 2;
+  const edge = layout.cell.compact ? 1.5 : 3;
+  const path = [
+    `M${r(hx)},${r(layout.clerk.strip.y + 10)}`,
+    `V${r(layout.clerk.strip.y + 23)}`,
+    `H${edge}`,
+    `V${r(seat.y - 4)}`,
+    `H${r(seat.x + seat.width / 2)}`,
+    `V${r(seat.y + layout.cell.page.y - 2)}`,
+  ].join('');
+  setAttr(line, 'display', null);
+  setAttr(line, 'data-pid', pid);
+  setAttr(line, 'd', path);
 }
 
 function drawDoor(section: SVGGElement, layout: CounterLayout): void {
   drawLines(layer(section, 'lines'), layout.door.lines);
+  const door = part<SVGPathElement>(section, 'path', 'door-icon');
+  setAttr(door, 'd', icons.door);
+  setAttr(door, 'transform', `${translate(layout.door.icon.x, layout.door.icon.y)} scale(1.1)`);
   layer(section, 'figures')
     .selectChildren<SVGCircleElement, DoorFigure>('circle.door-figure')
     .data(layout.door.figures, (d) => d.key)
@@ -716,6 +776,22 @@ function legendGlyph(
   key: LegendItem['key'],
 ): void {
   switch (key) {
+    case 'active': {
+      const active = g.append('g').attr('class', 'glyph state-active');
+      active.append('circle').attr('class', 'token').attr('cx', 5).attr('cy', 9).attr('r', 4.5);
+      const idle = g.append('g').attr('class', 'glyph state-idle');
+      idle.append('circle').attr('class', 'token').attr('cx', 15).attr('cy', 9).attr('r', 4.5);
+      break;
+    }
+    case 'free':
+      g.append('rect')
+        .attr('class', 'free-block')
+        .attr('x', 0)
+        .attr('y', 3)
+        .attr('width', 20)
+        .attr('height', 12)
+        .attr('rx', 3);
+      break;
     case 'reserved':
       g.append('rect')
         .attr('class', 'chair')
@@ -847,10 +923,9 @@ export function drawCounter(
   }
   motionMemory.set(svg, motion);
 
-  const layout = layoutCounter(picture, options.width, doorMemory.get(svg));
+  const layout = layoutCounter(picture, options.width, doorMemory.get(svg), seatMemory.get(svg));
   doorMemory.set(svg, layout.door.slots);
-  const seatOf = assignSeats(seatMemory.get(svg) ?? new Map(), picture);
-  seatMemory.set(svg, seatOf);
+  seatMemory.set(svg, layout.seatIndex);
 
   const summary = summarise(picture);
   svg.classList.add('counter-picture');
@@ -865,8 +940,9 @@ export function drawCounter(
   const ids = ensureDefs(svg, options.idPrefix ?? 'counter');
 
   const section = (cls: string) => part<SVGGElement>(svg, 'g', cls);
-  drawSeats(section('seats-section'), picture, layout, seatOf, motion, ms);
-  drawClerk(section('clerk-section'), picture, layout, ids);
+  drawSeats(section('seats-section'), picture, layout, motion, ms);
+  const hx = drawClerk(section('clerk-section'), picture, layout, ids);
+  drawHorizonLink(section('horizon-link'), picture, layout, hx);
   drawDoor(section('door-section'), layout);
   drawJobs(section('jobs-section'), picture, layout, ids.hatch);
   drawLegend(section('legend'), layout);

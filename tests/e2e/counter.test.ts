@@ -29,6 +29,22 @@ async function pictureSays(page: Page, text: string | RegExp): Promise<string> {
   return (await page.locator('.counter-frame svg').getAttribute('aria-label')) ?? '';
 }
 
+/**
+ * Waits until the door in the picture shows `message` after `FATAL:` (two spaces, as libpq
+ * prints it), its wrapped lines read as one.
+ */
+async function doorSays(page: Page, message: string): Promise<void> {
+  await page.waitForFunction(
+    (text) =>
+      [...document.querySelectorAll('.counter-frame svg text.door-fatal')]
+        .map((t) => t.textContent)
+        .join(' ')
+        .includes(text),
+    `FATAL:  ${message}`,
+    { timeout: 60_000 },
+  );
+}
+
 /** The `tuples:` line of the events table in the output of the page's VACUUM button. */
 async function vacuumTuples(page: Page, press: () => Promise<void>): Promise<string> {
   const output = page.getByRole('region', { name: 'PostgreSQL output' });
@@ -79,7 +95,7 @@ describe('the counter demo', () => {
     await waitForCounter(page);
     const summary = await pictureSays(page, /9[0-9] of 100 seats taken/);
     expect(summary).toContain('3 reserved for superusers');
-    await page.getByText(RESERVED).first().waitFor({ timeout: 60_000 });
+    await doorSays(page, RESERVED);
 
     await pictureSays(page, /ledger pages? open/);
     await waitSimSeconds(page, 3);
@@ -105,7 +121,7 @@ describe('the counter demo', () => {
     await page.goto(`${site.url}embed/counter/?workers=30&shape=hold&connections=3&api=2`);
     await waitForCounter(page);
     await pictureSays(page, /9[0-9] of 100 seats taken/);
-    await page.getByText(RESERVED).first().waitFor({ timeout: 60_000 });
+    await doorSays(page, RESERVED);
     /** Moves focus with `key` until `target` has it. */
     const focus = async (target: ReturnType<Page['getByRole']>, key: string) => {
       for (let i = 0; i < 40; i++) {

@@ -74,15 +74,27 @@ describe('assignDoorSlots', () => {
 });
 
 describe('layoutCounter', () => {
-  it('wraps 100 seats into rows that fit the width', () => {
-    for (const width of [360, 768, 1280]) {
-      const layout = layoutCounter(emptyPicture(100, 3), width);
-      expect(layout.seats).toHaveLength(100);
-      expect(layout.seats.filter((s) => s.reserved).map((s) => s.index)).toEqual([97, 98, 99]);
-      for (const seat of layout.seats) {
-        expect(seat.x + layout.cell.width).toBeLessThanOrEqual(width);
+  it('fits the article’s 30 × 3 + 2 API counter, clerk and door into one screen at 1,120 px', () => {
+    const parts = ['claim', 'heartbeat', 'handler'];
+    const seats = Array.from({ length: 97 }, (_, i) =>
+      seated(1000 + i, {
+        name:
+          i < 90
+            ? `worker-${String(Math.floor(i / 3) + 1).padStart(2, '0')}/${parts[i % 3]}`
+            : `api-${(i % 2) + 1}/pool-${i}`,
+        role: i < 90 ? 'worker' : 'api',
+      }),
+    );
+    for (const width of [1120, 768, 360]) {
+      const layout = layoutCounter({ ...emptyPicture(100, 3), seats }, width);
+      expect(layout.seatOf.size).toBe(97);
+      expect(layout.free.count).toBe(0);
+      expect(layout.emptyReserved.map((s) => s.index)).toEqual([97, 98, 99]);
+      for (const seat of [...layout.seatOf.values(), ...layout.emptyReserved]) {
+        expect(seat.x + seat.width).toBeLessThanOrEqual(width);
       }
-      expect(layout.height).toBeGreaterThan(layout.seats.at(-1)!.y + layout.cell.height);
+      if (width === 1120) expect(layout.height).toBeLessThan(800);
+      expect(layout.height).toBeGreaterThan(layout.seatsArea.bottom);
     }
   });
 });

@@ -35,20 +35,52 @@ function hasTransition(root: Element): boolean {
 }
 
 describe('drawCounter', () => {
-  it('draws one seat per connection slot and marks the reserved ones with R', () => {
+  it('counts the free seats in one block and draws the reserved ones last, marked R', () => {
     const svg = newSvg();
-    drawCounter(svg, picture([]), still);
-    const seats = [...svg.querySelectorAll('g.seat')];
-    expect(seats).toHaveLength(6);
-    const reserved = seats.filter((s) => s.classList.contains('reserved'));
+    const layout = drawCounter(svg, picture([session(1)]), still);
+    const free = svg.querySelector('g.free-seats')!;
+    expect(free.getAttribute('data-free')).toBe('2');
+    expect(free.textContent).toContain('2 free');
+    const reserved = [...svg.querySelectorAll('g.seat.reserved')];
     expect(reserved.map((s) => s.getAttribute('data-seat'))).toEqual(['3', '4', '5']);
     for (const seat of reserved) {
-      const mark = seat.querySelector('.reserved-mark')!;
-      expect(mark.textContent).toBe('R');
-      expect(mark.getAttribute('display')).toBeNull();
+      expect(seat.querySelector('.reserved-mark')!.textContent).toBe('R');
       expect(seat.querySelector('title')!.textContent).toContain('reserved for superusers');
+      expect(position(seat)[0]).toBeGreaterThan(position(free)[0]);
     }
-    expect(seats[0]!.querySelector('.reserved-mark')!.getAttribute('display')).toBe('none');
+    expect(layout.groups.map((g) => g.text)).toEqual(['worker-1', 'reserved']);
+  });
+
+  it('sits each process’s connections together under its name, each labelled in full', () => {
+    const svg = newSvg();
+    const names = ['worker-07/claim', 'api-1/pool-1', 'worker-07/heartbeat', 'worker-07/handler'];
+    const layout = drawCounter(
+      svg,
+      {
+        ...emptyPicture(20, 3),
+        seats: names.map((name, i) =>
+          session(i + 1, { name, role: name.startsWith('api') ? 'api' : 'worker' }),
+        ),
+      },
+      still,
+    );
+    const groups = layout.groups.map((g) => g.text);
+    expect(groups).toEqual(['worker-07', 'api-1', 'reserved']);
+    const label = (pid: number) =>
+      svg.querySelector(`g.occupant[data-pid="${pid}"] .name`)!.textContent;
+    expect([1, 3, 4].map(label)).toEqual(['claim', 'heartbeat', 'handler']);
+    expect(label(2)).toBe('pool-1');
+    // worker-07's seats side by side, in the order they were opened, under its label
+    const xs = [1, 3, 4].map((pid) => layout.seatOf.get(pid)!);
+    expect(xs[1]!.x).toBeCloseTo(xs[0]!.x + xs[0]!.width + 2);
+    expect(xs[2]!.x).toBeCloseTo(xs[1]!.x + xs[1]!.width + 2);
+    const worker = layout.groups[0]!;
+    expect(worker.x).toBe(xs[0]!.x);
+    expect(worker.width).toBeGreaterThanOrEqual(xs[2]!.x + xs[2]!.width - xs[0]!.x);
+    // every label fits its seat: nothing is cut or squeezed
+    for (const seat of layout.seatOf.values()) {
+      expect(seat.label.length * layout.cell.font * 0.6).toBeLessThanOrEqual(seat.width);
+    }
   });
 
   it('labels the svg as an image with a summary of the counts', () => {
@@ -75,9 +107,10 @@ describe('drawCounter', () => {
     expect(holder.classList.contains('state-idle-in-transaction')).toBe(true);
     const page = holder.querySelector('g.page')!;
     expect(page.getAttribute('visibility')).toBeNull();
-    expect(page.querySelector('.page-xid')!.textContent).toBe('XID 750');
+    // a narrow seat's page shows the number alone; the tooltip names it
+    expect(page.querySelector('.page-xid')!.textContent).toBe('750');
+    expect(holder.querySelector('title')!.textContent).toContain('XID 750');
     expect(page.querySelector('.page-age')!.textContent).toBe('4 s');
-    expect(holder.querySelector('.state-label')!.textContent).toBe('in tx');
     const idle = svg.querySelector('g.occupant[data-pid="8"] g.page')!;
     expect(idle.getAttribute('visibility')).toBe('hidden');
   });
@@ -119,7 +152,10 @@ describe('drawCounter', () => {
     expect(lineX).toBeLessThan(tickX('760'));
     expect(lineX).toBeLessThan(tickX('790'));
     expect(svg.querySelector('.horizon-label')!.textContent).toBe('horizon XID 750');
-    expect(svg.textContent).toContain('Cannot file behind this page: XID 750');
+    expect(svg.textContent).toContain('Cut-off: cannot file behind XID 750');
+    const reach = svg.querySelector('path.horizon-reach')!;
+    expect(reach.getAttribute('data-pid')).toBe('12');
+    expect(reach.getAttribute('display')).toBeNull();
   });
 
   it('seats refused sessions at the door with the FATAL text', () => {
@@ -148,7 +184,7 @@ describe('drawCounter', () => {
     expect(door.textContent).toContain('Door (modelled): 3 refused');
   });
 
-  it('removes exactly the occupant who left and keeps everyone else in their seat', () => {
+  it('removes exactly the occupant who left; the others keep their seats', () => {
     const svg = newSvg();
     const seats = [session(1), session(2), session(3)];
     drawCounter(svg, picture(seats), still);
@@ -156,12 +192,14 @@ describe('drawCounter', () => {
       [...svg.querySelectorAll('g.occupant')].map((g) => [g.getAttribute('data-pid'), g]),
     );
     expect(before.size).toBe(3);
-    drawCounter(svg, picture([seats[0]!, seats[2]!]), still);
+    const layout = drawCounter(svg, picture([seats[0]!, seats[2]!]), still);
     const after = [...svg.querySelectorAll('g.occupant')];
     expect(after.map((g) => g.getAttribute('data-pid'))).toEqual(['1', '3']);
     expect(after[0]).toBe(before.get('1'));
     expect(after[1]).toBe(before.get('3'));
-    expect(position(after[1]!)).toEqual(position(svg.querySelector('g.seat[data-seat="2"]')!));
+    expect(after[1]!.getAttribute('data-seat')).toBe('2');
+    const seat = layout.seatOf.get(3)!;
+    expect(position(after[1]!)).toEqual([seat.x, seat.y]);
   });
 
   it('moves a superuser out of a reserved seat when an ordinary seat frees up', () => {
@@ -169,11 +207,14 @@ describe('drawCounter', () => {
     const ordinary = [session(1), session(2), session(3)];
     const admin = session(9, { role: 'you', superuser: true, name: 'psql' });
     drawCounter(svg, picture([...ordinary, admin]), still);
-    const seatOf = (pid: number) => position(svg.querySelector(`g.occupant[data-pid="${pid}"]`)!);
-    const seat = (i: number) => position(svg.querySelector(`g.seat[data-seat="${i}"]`)!);
-    expect(seatOf(9)).toEqual(seat(3));
-    drawCounter(svg, picture([ordinary[0]!, ordinary[2]!, admin]), still);
-    expect(seatOf(9)).toEqual(seat(1));
+    const seated = () => svg.querySelector('g.occupant[data-pid="9"]')!;
+    expect(seated().getAttribute('data-seat')).toBe('3');
+    expect(seated().classList).toContain('reserved');
+    expect(seated().querySelector('.name')!.textContent).toBe('psql');
+    const layout = drawCounter(svg, picture([ordinary[0]!, ordinary[2]!, admin]), still);
+    expect(seated().getAttribute('data-seat')).toBe('1');
+    expect(seated().classList).not.toContain('reserved');
+    expect(layout.groups.map((g) => g.text)).toContain('psql');
   });
 
   it('shows waiting with a dashed ring and a lock, not colour alone', () => {
@@ -211,49 +252,49 @@ describe('drawCounter', () => {
     expect(hasTransition(lively)).toBe(false);
     expect(lively.querySelectorAll('g.occupant')).toHaveLength(2);
     // and the newcomer, caught dropping into its seat, is in it
-    expect(position(lively.querySelector('g.occupant[data-pid="3"]')!)).toEqual(
-      position(lively.querySelector('g.seat[data-seat="1"]')!),
-    );
+    const layout = drawCounter(lively, picture([seats[0]!, session(3)]), still);
+    const seat = layout.seatOf.get(3)!;
+    expect(position(lively.querySelector('g.occupant[data-pid="3"]')!)).toEqual([seat.x, seat.y]);
   });
 
-  it('lays 100 seats out inside a 360 px wide phone screen', () => {
+  it('lays the article’s counter out inside a 360 px wide phone screen', () => {
     const svg = newSvg();
-    const seats = Array.from({ length: 97 }, (_, i) =>
+    const parts = ['claim', 'heartbeat', 'handler'];
+    const seats = Array.from({ length: 90 }, (_, i) =>
       session(1000 + i, {
-        name: `worker-${Math.floor(i / 3) + 1}/${(i % 3) + 1}`,
+        name: `worker-${String(Math.floor(i / 3) + 1).padStart(2, '0')}/${parts[i % 3]}`,
         state: i % 4 === 0 ? 'idle in transaction' : 'idle',
         xid: i % 4 === 0 ? String(700 + i) : null,
         xactAgeMs: i % 4 === 0 ? 12_000 : null,
       }),
     );
     const door = Array.from({ length: 83 }, (_, i) => ({
-      name: `api-${Math.floor(i / 15) + 1}/${(i % 15) + 1}`,
+      name: `api-${Math.floor(i / 15) + 1}/pool-${(i % 15) + 1}`,
       role: 'api' as const,
       message: 'remaining connection slots are reserved for roles with the SUPERUSER attribute',
     }));
     const layout = drawCounter(
       svg,
       { ...emptyPicture(100, 3), seats, door },
-      {
-        width: 360,
-        reducedMotion: true,
-      },
+      { width: 336, reducedMotion: true },
     );
-    expect(svg.getAttribute('width')).toBe('360');
+    expect(svg.getAttribute('width')).toBe('336');
     expect(layout.cell.compact).toBe(true);
-    const chairs = [...svg.querySelectorAll('g.seat')];
-    expect(chairs).toHaveLength(100);
-    for (const chair of chairs) {
-      const [x] = position(chair);
-      expect(x).toBeGreaterThanOrEqual(0);
-      expect(x + layout.cell.width).toBeLessThanOrEqual(360);
+    const boxes = [...layout.seatOf.values(), ...layout.emptyReserved, layout.free];
+    expect(boxes).toHaveLength(94);
+    for (const box of boxes) {
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(336);
     }
-    expect(new Set(chairs.map((c) => position(c)[1])).size).toBe(Math.ceil(100 / layout.columns));
-    // 21 figures fit a row and the door shows three rows; the last place counts the rest
-    expect(svg.querySelectorAll('circle.door-figure')).toHaveLength(62);
-    expect(svg.querySelector('.door-more')!.textContent).toBe('+21');
-    for (const figure of svg.querySelectorAll('circle.door-figure')) {
-      expect(Number(figure.getAttribute('cx')) + 6).toBeLessThanOrEqual(360);
+    // three workers' seats to a row, so 30 workers take ten rows
+    expect(new Set([...layout.seatOf.values()].map((s) => s.y)).size).toBe(10);
+    expect(layout.free.count).toBe(7);
+    // the door shows two rows of figures; the last place counts the rest
+    const figures = svg.querySelectorAll('circle.door-figure');
+    const more = Number(svg.querySelector('.door-more')!.textContent!.slice(1));
+    expect(figures.length + more).toBe(83);
+    for (const figure of figures) {
+      expect(Number(figure.getAttribute('cx')) + 6).toBeLessThanOrEqual(336);
     }
     for (const text of svg.querySelectorAll('text.line')) {
       const chars = text.textContent!.length;
@@ -263,7 +304,7 @@ describe('drawCounter', () => {
       const shift = anchor === 'middle' ? width / 2 : anchor === 'end' ? width : 0;
       const left = Number(text.getAttribute('x')) - shift;
       expect(left).toBeGreaterThanOrEqual(0);
-      expect(left + width).toBeLessThanOrEqual(360);
+      expect(left + width).toBeLessThanOrEqual(336);
     }
   });
 });
