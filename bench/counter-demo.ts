@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 const busiest = 'embed/counter/?workers=40&connections=3&api=4&shape=hold&speed=8';
 
 /** The 95th percentile of the gaps between animation frames over `ms`. */
-function frameGapP95(page: Page, ms: number): Promise<{ p95: number; frames: number }> {
+export function frameGapP95(page: Page, ms: number): Promise<{ p95: number; frames: number }> {
   return page.evaluate(
     (duration) =>
       new Promise<{ p95: number; frames: number }>((resolve) => {

@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { chromium, type Browser } from 'playwright-core';
 import { chromiumArgs, chromiumPath } from '../tests/support/browser.ts';
 import { serveStatic } from '../tests/support/static-server.ts';
+import { frameGapP95 } from './counter-demo.ts';
 import type { CounterPicture, SeatedSession } from '../src/viz/counter-picture.ts';
 import type { drawCounter } from '../src/viz/counter.ts';
 
@@ -244,7 +245,8 @@ async function buildPage(dir: string): Promise<void> {
 }
 
 /**
- * Prints `counter-churn-frame-p95-ms` (gaps between animation frames), `counter-churn-draw-p95-ms`
+ * Prints `counter-churn-frame-p95-ms` (gaps between animation frames) and its ratio to a blank
+ * page's, `counter-churn-frame-over-blank`, `counter-churn-draw-p95-ms`
  * (drawCounter alone), `counter-churn-frame-cpu-ms` (renderer main-thread CPU time per frame),
  * each also at a 360 px phone width with the suffix `-phone`.
  */
@@ -265,6 +267,9 @@ export async function benchCounterFrame(
     ] as const) {
       const context = await browser.newContext({ viewport: { width, height } });
       const page = await context.newPage();
+      // The machine's own frame rhythm, in the same browser, just before the scene.
+      await page.setContent('<p>blank</p>');
+      const blank = await frameGapP95(page, seconds * 1000);
       await page.goto(server.url);
       // CPU time, unlike the gaps between frames, hardly grows when other processes
       // share the machine: it says how much of a 16.7 ms frame the picture itself uses.
@@ -288,6 +293,9 @@ export async function benchCounterFrame(
       const perFrame = (s: number) => ((s * 1000) / (frames.length + 1)).toFixed(1);
       console.log(
         `counter-churn-frame-p95-ms${suffix}: ${p95(frames).toFixed(1)}  (per frame ${churn} leave, ${churn} ask, ${changes} change state; frames: ${frames.length}, max ${Math.max(...frames).toFixed(1)}, svg nodes: ${nodes})`,
+      );
+      console.log(
+        `counter-churn-frame-over-blank${suffix}: ${(p95(frames) / blank.p95).toFixed(2)}  (blank page p95 ${blank.p95.toFixed(1)} ms)`,
       );
       console.log(`counter-churn-draw-p95-ms${suffix}: ${p95(draws).toFixed(2)}`);
       console.log(

@@ -502,9 +502,11 @@ export function layoutCounter(
     const whole = Math.max(labelWidth, seatsWidth);
     if (x > 0 && x + whole > inner && whole <= inner) wrap();
     let labelAt = x;
+    let segment = 0;
     const label = (to: number) => {
       groups.push({
-        key: `${item.key}@${row}`,
+        // Keyed by process and part, not by row, so a label moves rather than being redrawn.
+        key: segment === 0 ? item.key : `${item.key}#${segment}`,
         x: pad + labelAt,
         y: rowY(),
         width: Math.max(labelWidth, to - labelAt),
@@ -519,6 +521,7 @@ export function layoutCounter(
         label(x - seatGap);
         wrap();
         labelAt = 0;
+        segment++;
       }
       const box: SeatBox = {
         index: seat.index,

@@ -463,6 +463,11 @@ const roleIcon: Record<GroupLabel['role'], IconName> = {
   reserved: 'seat',
 };
 
+/** Where each session was placed in the last draw, per seats section: `x,y` by pid. */
+const placedAt = local<Map<number, string>>();
+/** At most this many sessions slide to a new seat in one draw; more go at once. */
+const MAX_GLIDES = 8;
+
 function drawSeats(
   section: SVGGElement,
   picture: CounterPicture,
@@ -476,11 +481,23 @@ function drawSeats(
 
   const horizonPid = picture.clerk.horizonPid;
   const occupants: Occupant[] = [];
+  const placed = new Map<number, string>();
+  const before = placedAt.get(section) ?? new Map<number, string>();
+  let moved = 0;
   for (const session of picture.seats) {
     const seat = layout.seatOf.get(session.pid);
     if (seat === undefined) continue;
     occupants.push({ session, seat, holdsHorizon: session.pid === horizonPid });
+    const at = `${seat.x},${seat.y}`;
+    placed.set(session.pid, at);
+    const was = before.get(session.pid);
+    if (was !== undefined && was !== at) moved++;
   }
+  placedAt.set(section, placed);
+  // A few sessions sliding along read as motion; a whole counter reflowing at once (a
+  // process arrived or left early in the order) reads as noise and costs frames: then
+  // everyone goes straight to their new seat.
+  const glide = motion && moved <= MAX_GLIDES;
   layer(section, 'occupants')
     .selectChildren<SVGGElement, Occupant>('g.occupant:not(.leaving)')
     .data(occupants, (d) => String(d.session.pid))
@@ -499,7 +516,7 @@ function drawSeats(
     )
     .each(function (d) {
       updateOccupant(this, d, cell);
-      moveTo(this, d.seat.x, d.seat.y, motion, ms);
+      moveTo(this, d.seat.x, d.seat.y, glide, ms);
     });
 
   const holder = occupants.find((o) => o.holdsHorizon);
@@ -515,7 +532,7 @@ function drawSeats(
     .each(function (d) {
       setAttr(this, 'data-xid', picture.clerk.horizonXid);
       setAttr(this, 'data-pid', d.session.pid);
-      moveTo(this, d.seat.x, d.seat.y, motion, ms);
+      moveTo(this, d.seat.x, d.seat.y, glide, ms);
       const [frame, flag] = this.children as unknown as [Element, Element];
       const { page } = cell;
       setAttr(frame, 'x', 0.5);
