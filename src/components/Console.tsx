@@ -745,6 +745,8 @@ function SessionBar({
             value={draft}
             maxLength={40}
             autoFocus
+            // The old label is selected, so what the reader types replaces it.
+            onFocus={(event) => event.currentTarget.select()}
             onChange={(event) => setDraft(event.target.value)}
             onKeyDown={(event) => {
               if (event.key === 'Escape') {

@@ -10,24 +10,20 @@ import { maxTicksPerFrame, ticksOwed } from '../sim/clock';
 import { restoreCounterSim, startCounterSim, type CounterSim } from '../sim/counter-sim';
 import type { SimEvent } from '../sim/events';
 import type { Observation } from '../sim/observe';
+import { clerkTables } from '../sim/clerk';
 import { horizonSql } from '../sim/queries';
 import { workerName } from '../sim/worker';
-import { commandTag, noticeText } from './console-text';
 import { eventSentence } from './counter-events';
-import {
-  clampSetting,
-  settingLimits,
-  type CounterSettings,
-  type NumberKey,
-  type Shape,
-} from '../sim/settings';
+import { settingLimits, type CounterSettings, type NumberKey, type Shape } from '../sim/settings';
 import { describeChange } from '../viz/counter-describe';
 import type { CounterPicture } from '../viz/counter-picture';
 import { drawCounter } from '../viz/counter';
 import '../viz/counter.css';
+import '../styles/counter-page.css';
 import { counterPicture } from './counter-picture-map';
 import { momentSearch, readCounterParams, type CounterParams } from './counter-params';
 import { AddressProblems } from './AddressProblems';
+import { NoticeList, ResultList } from './Output';
 import { sitePath } from './site-url';
 import { DemoShell, type DemoContext } from './DemoShell';
 
@@ -38,6 +34,23 @@ const SHOW_MS = 200;
 /** A screen reader hears what changed at most this often. */
 const ANNOUNCE_MS = 5000;
 const SPEEDS = [0.25, 0.5, 1, 2, 4, 8];
+/** The table the reader's VACUUM button files: site traffic keeps updating its rows. */
+const VACUUM_TABLE = clerkTables[0];
+const VACUUM_SQL = `VACUUM (VERBOSE) ${VACUUM_TABLE}`;
+
+/** The worker shapes, in the reader's words. */
+const SHAPES: readonly { value: Shape; label: string; help: string }[] = [
+  {
+    value: 'hold',
+    label: 'hold the transaction',
+    help: 'Claims a job and keeps that transaction open while it works: its seat is idle in transaction, holding an XID, for the whole job.',
+  },
+  {
+    value: 'claim-close',
+    label: 'claim → close → work → record',
+    help: 'Claims a job and commits at once, works holding nothing, then records the result in a second short transaction.',
+  },
+];
 
 /** A field's bounds: the setting's own limits. */
 const limitsOf = (name: NumberKey) => ({
@@ -316,84 +329,109 @@ function CounterBody({ engine, setRootData, related }: DemoContext & { related: 
   };
 
   const running = phase === 'running';
+  const askable = running && busy === null;
+  /** Runs `sql` for a button that stays enabled (and focused) while it runs. */
+  const ask = (title: string, sql: string) => {
+    if (askable) void runReader(title, sql);
+  };
+  const restartNote = `${ids}-restarts`;
   return (
     <div className="counter-demo">
       <AddressProblems problems={params.problems} />
-      <div className="counter-controls" role="group" aria-label="Counter settings">
-        <WholeNumberField
-          label="Workers"
-          {...limitsOf('workers')}
-          value={workers}
-          onChange={(n) => {
-            setWorkers(n);
-            void simRef.current?.setWorkers(n);
-          }}
-        />
-        <WholeNumberField
-          label="API processes"
-          {...limitsOf('api')}
-          value={api}
-          onChange={(n) => {
-            setApi(n);
-            void simRef.current?.setApi(n);
-          }}
-        />
-        <fieldset>
-          <legend>Worker shape</legend>
-          {(
-            [
-              ['hold', 'hold the transaction'],
-              ['claim-close', 'claim → close → work → record'],
-            ] as const
-          ).map(([value, label]) => (
-            <label key={value}>
-              <input
-                type="radio"
-                name={`${ids}-shape`}
-                value={value}
-                checked={shape === value}
-                onChange={() => {
-                  setShape(value);
-                  restartWith({ shape: value });
-                }}
-              />{' '}
-              {label}
-            </label>
-          ))}
-        </fieldset>
-        <label>
-          Connections per worker{' '}
-          <select
-            value={connections}
-            onChange={(e) => {
-              const n = Number(e.target.value);
-              setConnections(n);
-              restartWith({ connections: n });
+      <form
+        className="counter-panel"
+        aria-label="Counter settings"
+        onSubmit={(event) => event.preventDefault()}
+      >
+        <fieldset className="counter-group">
+          <legend>Who uses the database</legend>
+          <NumberField
+            label="Workers"
+            help="Background processes that take jobs from the jobs table and run them, one job at a time each."
+            {...limitsOf('workers')}
+            value={workers}
+            onChange={(n) => {
+              setWorkers(n);
+              void simRef.current?.setWorkers(n);
             }}
-          >
-            <option value={1}>1</option>
-            <option value={2}>2</option>
-            <option value={3}>3</option>
-          </select>
-        </label>
-        <label>
-          Uploads per second{' '}
-          <input
-            type="number"
+          />
+          <NumberField
+            label="API processes"
+            help="Web processes that take uploads: each upload writes an upload row and its job row in one transaction."
+            {...limitsOf('api')}
+            value={api}
+            onChange={(n) => {
+              setApi(n);
+              void simRef.current?.setApi(n);
+            }}
+          />
+          <NumberField
+            label="Uploads per second"
+            help="How fast uploads reach the API processes (in simulated time): how fast jobs join the queue, and how busy the pools are."
             {...limitsOf('uploadRate')}
             step={0.5}
             value={uploadRate}
-            onChange={(e) => {
-              const n = clampSetting('uploadRate', Number(e.target.value));
+            onChange={(n) => {
               setUploadRate(n);
               void simRef.current?.setUploadRate(n);
             }}
           />
-        </label>
-        <fieldset>
-          <legend>Each API process&apos;s pool (restarts the counter)</legend>
-          <WholeNumberField
+        </fieldset>
+        <fieldset className="counter-group" aria-describedby={restartNote}>
+          <legend>How each worker holds its job</legend>
+          <p className="counter-help" id={restartNote}>
+            A change here, or to the pool, restarts the counter.
+          </p>
+          <fieldset className="counter-choices">
+            <legend>Worker shape</legend>
+            {SHAPES.map(({ value, label, help }) => (
+              <div className="counter-choice" key={value}>
+                <input
+                  type="radio"
+                  id={`${ids}-shape-${value}`}
+                  name={`${ids}-shape`}
+                  value={value}
+                  checked={shape === value}
+                  aria-describedby={`${ids}-shape-${value}-help`}
+                  onChange={() => {
+                    setShape(value);
+                    restartWith({ shape: value });
+                  }}
+                />
+                <label htmlFor={`${ids}-shape-${value}`}>{label}</label>
+                <p className="counter-help" id={`${ids}-shape-${value}-help`}>
+                  {help}
+                </p>
+              </div>
+            ))}
+          </fieldset>
+          <div className="counter-field">
+            <label htmlFor={`${ids}-connections`}>Connections per worker</label>
+            <select
+              id={`${ids}-connections`}
+              aria-describedby={`${ids}-connections-help`}
+              value={connections}
+              onChange={(e) => {
+                const n = Number(e.target.value);
+                setConnections(n);
+                restartWith({ connections: n });
+              }}
+            >
+              <option value={1}>1</option>
+              <option value={2}>2</option>
+              <option value={3}>3</option>
+            </select>
+            <p className="counter-help" id={`${ids}-connections-help`}>
+              Database connections each worker process opens, each taking a seat: the 1st runs the
+              claim loop, a 2nd sends heartbeats, a 3rd is its job handler&apos;s own.
+            </p>
+          </div>
+        </fieldset>
+        <fieldset className="counter-group" aria-describedby={restartNote}>
+          <legend>Each API process&apos;s pool</legend>
+          <NumberField
             label="pool_size"
+            help="Connections the pool keeps open between requests (SQLAlchemy's pool_size)."
             {...limitsOf('poolSize')}
             value={pool.poolSize}
             onChange={(poolSize) => {
@@ -401,8 +439,9 @@ function CounterBody({ engine, setRootData, related }: DemoContext & { related: 
               restartWith({ poolSize });
             }}
           />
-          <WholeNumberField
+          <NumberField
             label="max_overflow"
+            help="Extra connections it may open in a burst beyond pool_size, each taking a seat while open."
             {...limitsOf('maxOverflow')}
             value={pool.maxOverflow}
             onChange={(maxOverflow) => {
@@ -410,132 +449,125 @@ function CounterBody({ engine, setRootData, related }: DemoContext & { related: 
               restartWith({ maxOverflow });
             }}
           />
-          <label>
+          <div className="counter-choice">
             <input
               type="checkbox"
+              id={`${ids}-pre-ping`}
+              aria-describedby={`${ids}-pre-ping-help`}
               checked={pool.poolPrePing}
               onChange={(e) => {
                 const poolPrePing = e.target.checked;
                 setPool((p) => ({ ...p, poolPrePing }));
                 restartWith({ poolPrePing });
               }}
-            />{' '}
-            pool_pre_ping
-          </label>
+            />
+            <label htmlFor={`${ids}-pre-ping`}>pool_pre_ping</label>
+            <p className="counter-help" id={`${ids}-pre-ping-help`}>
+              Before lending a connection out, the pool sends <code>SELECT 1</code> on it; one that
+              fails is thrown away and replaced, so the request does not fail on it.
+            </p>
+          </div>
         </fieldset>
-        <label>
-          Speed{' '}
-          <select
-            value={speed}
-            onChange={(e) => {
-              const n = Number(e.target.value);
-              setSpeed(n);
-              simRef.current?.setSpeed(n);
-            }}
-          >
-            {SPEEDS.map((s) => (
-              <option key={s} value={s}>
-                {s}×
-              </option>
-            ))}
-          </select>
-        </label>
-      </div>
-      <div className="counter-actions">
-        <button
-          type="button"
-          aria-pressed={paused}
-          disabled={!running}
-          onClick={() => {
-            const sim = simRef.current;
-            if (!sim) return;
-            if (paused) sim.resume();
-            else {
-              sim.pause();
-              // Show the moment it stopped at, once a tick under way has finished.
-              void sim
-                .observe()
-                .then((observation) => {
-                  observationRef.current = observation;
-                  show(sim);
-                })
-                .catch((error: unknown) => setFailure(plainError(error)));
-            }
-            setPaused(!paused);
-          }}
-        >
-          {paused ? 'Resume' : 'Pause'}
-        </button>
-        <button
-          type="button"
-          disabled={!running || !paused}
-          onClick={() => {
-            const sim = simRef.current;
-            if (!sim) return;
-            void (async () => {
-              await sim.step();
-              observationRef.current = await sim.observe();
-              show(sim);
-            })().catch((error: unknown) => setFailure(plainError(error)));
-          }}
-        >
-          Step
-        </button>
-        <button type="button" onClick={() => restartWith()}>
-          Reset
-        </button>
-        <span className="counter-kill">
-          <label>
-            Worker to kill{' '}
-            <select value={victim} onChange={(e) => setVictim(e.target.value)}>
-              {Array.from({ length: Math.max(workers, 1) }, (_, i) => {
-                const name = workerName(i + 1);
-                return (
-                  <option key={name} value={name}>
-                    {name}
-                  </option>
-                );
-              })}
+        <fieldset className="counter-group">
+          <legend>Time and trouble</legend>
+          <div className="counter-field">
+            <label htmlFor={`${ids}-speed`}>Speed</label>
+            <select
+              id={`${ids}-speed`}
+              aria-describedby={`${ids}-speed-help`}
+              value={speed}
+              onChange={(e) => {
+                const n = Number(e.target.value);
+                setSpeed(n);
+                simRef.current?.setSpeed(n);
+              }}
+            >
+              {SPEEDS.map((s) => (
+                <option key={s} value={s}>
+                  {s}×
+                </option>
+              ))}
             </select>
-          </label>{' '}
-          <button
-            type="button"
-            disabled={!running || workers === 0}
-            onClick={() => {
-              void simRef.current
-                ?.killWorker(victim)
-                .catch((error: unknown) => setFailure(plainError(error)));
-            }}
-          >
-            Kill it mid-job
-          </button>
-        </span>
-        <button
-          type="button"
-          disabled={!running || busy !== null}
-          onClick={() => void runReader('VACUUM (VERBOSE) events', 'VACUUM (VERBOSE) events')}
-        >
-          VACUUM (VERBOSE) now
-        </button>
-        <button
-          type="button"
-          disabled={!running || busy !== null}
-          onClick={() => void runReader('The pg_stat_activity query', horizonSql)}
-        >
-          Run the pg_stat_activity query
-        </button>
-        <button type="button" disabled={!running} onClick={() => void copyLink()}>
-          Copy link to this moment
-        </button>
-      </div>
-      {link ? (
-        <p className="counter-link">
-          <label>
-            Link to this moment (copied if your browser allowed it){' '}
-            <input type="text" readOnly value={link} onFocus={(e) => e.target.select()} />
-          </label>
-        </p>
-      ) : null}
+            <p className="counter-help" id={`${ids}-speed-help`}>
+              Simulated seconds per real second.
+            </p>
+          </div>
+          <div className="counter-buttons">
+            <button
+              type="button"
+              aria-pressed={paused}
+              disabled={!running}
+              onClick={() => {
+                const sim = simRef.current;
+                if (!sim) return;
+                if (paused) sim.resume();
+                else {
+                  sim.pause();
+                  // Show the moment it stopped at, once a tick under way has finished.
+                  void sim
+                    .observe()
+                    .then((observation) => {
+                      observationRef.current = observation;
+                      show(sim);
+                    })
+                    .catch((error: unknown) => setFailure(plainError(error)));
+                }
+                setPaused(!paused);
+              }}
+            >
+              {paused ? 'Resume' : 'Pause'}
+            </button>
+            <button
+              type="button"
+              disabled={!running || !paused}
+              onClick={() => {
+                const sim = simRef.current;
+                if (!sim) return;
+                void (async () => {
+                  await sim.step();
+                  observationRef.current = await sim.observe();
+                  show(sim);
+                })().catch((error: unknown) => setFailure(plainError(error)));
+              }}
+            >
+              Step
+            </button>
+            <button type="button" onClick={() => restartWith()}>
+              Reset
+            </button>
+          </div>
+          <div className="counter-field">
+            <label htmlFor={`${ids}-victim`}>Worker to kill</label>
+            <div className="counter-buttons">
+              <select
+                id={`${ids}-victim`}
+                value={victim}
+                onChange={(e) => setVictim(e.target.value)}
+              >
+                {Array.from({ length: Math.max(workers, 1) }, (_, i) => {
+                  const name = workerName(i + 1);
+                  return (
+                    <option key={name} value={name}>
+                      {name}
+                    </option>
+                  );
+                })}
+              </select>
+              <button
+                type="button"
+                disabled={!running || workers === 0}
+                onClick={() => {
+                  void simRef.current
+                    ?.killWorker(victim)
+                    .catch((error: unknown) => setFailure(plainError(error)));
+                }}
+              >
+                Kill it mid-job
+              </button>
+            </div>
+          </div>
+        </fieldset>
+      </form>
       <p className="counter-status" role="status">
         {phase === 'replaying' && replay
           ? `Replaying to ${clock(replay.targetMs)} at full speed…`
@@ -553,25 +585,54 @@ function CounterBody({ engine, setRootData, related }: DemoContext & { related: 
           {failure} Reset starts the counter again.
         </p>
       ) : null}
-      <div className="counter-layout">
-        <div className="counter-frame" ref={frameRef}>
-          {picture ? null : (
-            <p className="counter-waiting">The counter opens once PostgreSQL has answered…</p>
-          )}
-          <svg ref={svgRef} />
+      <div className="counter-frame" ref={frameRef}>
+        {picture ? null : (
+          <p className="counter-waiting">The counter opens once PostgreSQL has answered…</p>
+        )}
+        <svg ref={svgRef} />
+      </div>
+      <section className="counter-ask" aria-labelledby={`${ids}-ask`}>
+        <h2 id={`${ids}-ask`}>Ask PostgreSQL</h2>
+        <div className="counter-buttons">
+          <button
+            type="button"
+            aria-disabled={!askable}
+            onClick={() => ask(VACUUM_SQL, VACUUM_SQL)}
+          >
+            {VACUUM_SQL} now
+          </button>
+          <button
+            type="button"
+            aria-disabled={!askable}
+            onClick={() => ask('The pg_stat_activity query', horizonSql)}
+          >
+            Run the pg_stat_activity query
+          </button>
+          <button type="button" disabled={!running} onClick={() => void copyLink()}>
+            Copy link to this moment
+          </button>
         </div>
+        {link ? (
+          <p className="counter-link">
+            <label>
+              Link to this moment (copied if your browser allowed it){' '}
+              <input type="text" readOnly value={link} onFocus={(e) => e.target.select()} />
+            </label>
+          </p>
+        ) : null}
         <div className="counter-output" role="region" aria-label="PostgreSQL output">
           {busy ? <p>Running {busy}…</p> : null}
           {output ? (
             <ReaderOutputView output={output} />
           ) : (
             <p className="counter-hint">
-              VACUUM (VERBOSE) and the pg_stat_activity query run here, in a session of your own (
-              <code>reader</code>), on the same PostgreSQL the workers use.
+              These run in a session of your own (<code>reader</code>), on the same PostgreSQL the
+              workers use. VACUUM takes <code>{VACUUM_TABLE}</code>, the table site traffic keeps
+              updating, so there is always paper for the clerk.
             </p>
           )}
         </div>
-      </div>
+      </section>
       {happenings.length > 0 ? (
         <div className="counter-happenings">
           <h2>What just happened</h2>
@@ -622,33 +683,49 @@ function CounterBody({ engine, setRootData, related }: DemoContext & { related: 
   );
 }
 
-/** A labelled number input that hands on whole numbers within `min`–`max`. */
-function WholeNumberField({
+/**
+ * A labelled number input with its help text, handing on numbers within `min`–`max` in
+ * steps of `step` (whole numbers unless told).
+ */
+function NumberField({
   label,
+  help,
   min = 0,
   max,
+  step = 1,
   value,
   onChange,
 }: {
   label: string;
+  help: string;
   min?: number;
   max: number;
+  step?: number;
   value: number;
   onChange: (n: number) => void;
 }) {
+  const id = useId();
   return (
-    <label>
-      {label}{' '}
+    <div className="counter-field">
+      <label htmlFor={id}>{label}</label>
       <input
+        id={id}
         type="number"
+        inputMode={step < 1 ? 'decimal' : 'numeric'}
         min={min}
         max={max}
+        step={step}
         value={value}
-        onChange={(e) =>
-          onChange(Math.min(max, Math.max(min, Math.round(Number(e.target.value) || min))))
-        }
+        aria-describedby={`${id}-help`}
+        onChange={(e) => {
+          const n = Math.round((Number(e.target.value) || min) / step) * step;
+          onChange(Math.min(max, Math.max(min, n)));
+        }}
       />
-    </label>
+      <p className="counter-help" id={`${id}-help`}>
+        {help}
+      </p>
+    </div>
   );
 }
 
@@ -661,45 +738,12 @@ function ReaderOutputView({ output }: { output: ReaderOutput }) {
       </div>
     );
   }
-  const { result } = output;
   return (
     <div>
       <h3>{output.title}</h3>
       <p className="honesty">Output from PostgreSQL 18 running in your browser (PGlite)</p>
-      {result.results.map((r, i) =>
-        r.fields.length > 0 ? (
-          <div className="table-scroll" key={i}>
-            <table>
-              <thead>
-                <tr>
-                  {r.fields.map((f, j) => (
-                    <th key={j} scope="col">
-                      {f.name}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {r.rows.map((row, k) => (
-                  <tr key={k}>
-                    {row.map((cell, j) => (
-                      <td key={j}>{cell ?? 'NULL'}</td>
-                    ))}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            <p>
-              ({r.rows.length} {r.rows.length === 1 ? 'row' : 'rows'})
-            </p>
-          </div>
-        ) : (
-          <p key={i}>{commandTag(r)}</p>
-        ),
-      )}
-      {result.notices.length > 0 ? (
-        <pre className="counter-notices">{result.notices.map(noticeText).join('\n')}</pre>
-      ) : null}
+      <ResultList results={output.result.results} />
+      <NoticeList notices={output.result.notices} label={`${output.title}: messages`} />
     </div>
   );
 }

@@ -84,8 +84,9 @@ export function DemoShell({ demo, embed = false, children }: DemoShellProps) {
   const [started, setStarted] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
   const [rootData, setRootData] = useState<Record<string, string>>({});
-  // After the reader presses Start, focus moves to the progress it starts.
-  const [startedByClick, setStartedByClick] = useState(false);
+  // When the engine starts while focus is in the placeholder (the reader pressed Start, or
+  // tabbed to it and so scrolled it into view), focus follows: to the progress, then the demo.
+  const [focusFollows, setFocusFollows] = useState(false);
   const search = useSyncExternalStore(subscribeToNothing, clientSearch, serverSearch);
   const params = useMemo(() => (search === null ? null : readEmbedParams(search)), [search]);
 
@@ -114,6 +115,15 @@ export function DemoShell({ demo, embed = false, children }: DemoShellProps) {
     }
   }, []);
 
+  // Start is asked for once, whether by coming into view or by the Start button.
+  const startAskedRef = useRef(false);
+  const start = useCallback(() => {
+    if (startAskedRef.current) return;
+    startAskedRef.current = true;
+    if (rootRef.current?.contains(document.activeElement)) setFocusFollows(true);
+    void run('start');
+  }, [run]);
+
   // Start the engine once the root comes within START_MARGIN of the viewport. The island
   // wrapper (<astro-island>) is `display: contents` and has no box, so observe our own root.
   // With `load=click` the reader starts it (see the placeholder).
@@ -121,7 +131,7 @@ export function DemoShell({ demo, embed = false, children }: DemoShellProps) {
     const root = rootRef.current;
     if (!root || !params || params.startOnClick) return;
     if (typeof IntersectionObserver === 'undefined') {
-      const timer = setTimeout(() => void run('start'), 0);
+      const timer = setTimeout(start, 0);
       return () => clearTimeout(timer);
     }
     const observer = new IntersectionObserver(
@@ -129,14 +139,14 @@ export function DemoShell({ demo, embed = false, children }: DemoShellProps) {
         if (entries.some((entry) => entry.isIntersecting)) {
           observer.disconnect();
           performance.mark('seat-ledger:demo-visible');
-          void run('start');
+          start();
         }
       },
       { rootMargin: START_MARGIN },
     );
     observer.observe(root);
     return () => observer.disconnect();
-  }, [run, params]);
+  }, [start, params]);
 
   useEffect(() => {
     const root = rootRef.current;
@@ -161,6 +171,17 @@ export function DemoShell({ demo, embed = false, children }: DemoShellProps) {
   const restart = useCallback(() => run('restart'), [run]);
 
   const showBody = state === 'ready' || (state === 'loading' && started);
+
+  // A demo started while focus was in its placeholder gets the focus once it is there: the
+  // placeholder that held it is gone, and focus would otherwise fall to the page.
+  useEffect(() => {
+    if (!showBody || !focusFollows) return;
+    const root = rootRef.current;
+    const active = document.activeElement;
+    if (!root || (active && active !== document.body && !root.contains(active))) return;
+    root.querySelector<HTMLElement>(FOCUSABLE)?.focus();
+  }, [showBody, focusFollows]);
+
   const waitsForClick = state === 'idle' && params?.startOnClick === true;
   return (
     <div
@@ -189,14 +210,7 @@ export function DemoShell({ demo, embed = false, children }: DemoShellProps) {
         <div className="demo-placeholder">
           <p>This demo runs PostgreSQL 18 in your browser. It starts when you ask.</p>
           <p>
-            <button
-              type="button"
-              className="button-primary"
-              onClick={() => {
-                setStartedByClick(true);
-                void run('start');
-              }}
-            >
+            <button type="button" className="button-primary" onClick={start}>
               {startLabel(ENGINE_BYTES)}
             </button>
           </p>
@@ -206,13 +220,21 @@ export function DemoShell({ demo, embed = false, children }: DemoShellProps) {
           <p
             role="status"
             aria-live="polite"
-            ref={startedByClick ? focusOnMount : undefined}
-            tabIndex={startedByClick ? -1 : undefined}
+            ref={focusFollows ? focusOnMount : undefined}
+            tabIndex={focusFollows ? -1 : undefined}
           >
             {state === 'idle'
               ? 'PostgreSQL 18 starts in your browser when this demo comes into view.'
               : describeProgress(progress)}
           </p>
+          {state === 'idle' ? (
+            // Tab reaches a demo before it scrolls into view: its reader may start it here.
+            <p>
+              <button type="button" onClick={start}>
+                Start it now
+              </button>
+            </p>
+          ) : null}
           {progress?.step === 'download' && progress.totalBytes > 0 ? (
             <p className="demo-progress">
               <progress
@@ -249,6 +271,10 @@ export function formatDownload(loadedBytes: number, totalBytes: number): string 
   const mb = (bytes: number) => (bytes / 1_000_000).toFixed(1);
   return `${mb(loadedBytes)} of ${mb(totalBytes)} MB`;
 }
+
+/** What a demo's first control may be, in document order. */
+const FOCUSABLE =
+  'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea, [tabindex]:not([tabindex="-1"]), [contenteditable="true"]';
 
 function focusOnMount(element: HTMLElement | null): void {
   element?.focus();

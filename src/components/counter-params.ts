@@ -30,7 +30,7 @@ export function readCounterParams(search: string): CounterParams {
   const problems: string[] = [];
   const moment = params.has('moment') ? readMoment(params.get('moment')!, problems) : null;
   if (moment) {
-    return { settings: moment.settings, paused: moment.paused, moment, problems };
+    return { settings: settingsAtMoment(moment), paused: moment.paused, moment, problems };
   }
   const input: Record<string, string> = {};
   for (const [key, value] of params) {
@@ -53,6 +53,21 @@ export function readCounterParams(search: string): CounterParams {
     moment: null,
     problems: [...problems, ...normalised.problems],
   };
+}
+
+/**
+ * The settings in force at a moment, for the controls to show: those the run started with,
+ * changed by the reader's commands up to then, at the speed it was running.
+ */
+export function settingsAtMoment(moment: Checkpoint): CounterSettings {
+  const settings = { ...moment.settings, speed: moment.speed };
+  for (const { atMs, command } of moment.script) {
+    if (atMs > moment.atMs) continue;
+    if (command.kind === 'workers') settings.workers = command.count;
+    else if (command.kind === 'api') settings.api = command.count;
+    else if (command.kind === 'upload-rate') settings.uploadRate = command.perSecond;
+  }
+  return settings;
 }
 
 /** Theme, load and present are every demo's, read by embed-params.ts. */

@@ -5,6 +5,7 @@ import {
   runSql,
   startGapSampling,
   stopGapSampling,
+  tab,
   typeSql,
   waitForEngine,
 } from './console-driver';
@@ -96,6 +97,21 @@ describe('the SQL console at /lab/', () => {
     expect(await page.getByRole('textbox', { name: 'SQL' }).innerText()).toBe(
       'SELECT 20 AS twenty',
     );
+  });
+
+  it('Rename replaces the tab’s label with what the reader types', async () => {
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.keyboard.type('ledger');
+    await page.keyboard.press('Enter');
+    await tab(page, 'ledger').waitFor();
+    expect(await page.getByRole('tab').first().locator('.session-tab-label').innerText()).toBe(
+      'ledger',
+    );
+    // Focus is back on Rename, and a second rename replaces this label in turn.
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('you');
+    await page.keyboard.press('Enter');
+    await tab(page, 'you').waitFor();
   });
 
   it('stays responsive while a 300k-row insert runs in the worker', async () => {

@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firstResizeMessage, startSite } from './site';
 
 const RESERVED = 'remaining connection slots are reserved for roles with the SUPERUSER attribute';
+/** The VACUUM button names the table it vacuums: the one in its output below. */
+const VACUUM = 'VACUUM (VERBOSE) events now';
 
 async function waitForCounter(page: Page): Promise<void> {
   await page
@@ -99,9 +101,7 @@ describe('the counter demo', () => {
 
     await pictureSays(page, /ledger pages? open/);
     await waitSimSeconds(page, 3);
-    const held = await vacuumTuples(page, () =>
-      page.getByRole('button', { name: 'VACUUM (VERBOSE) now' }).click(),
-    );
+    const held = await vacuumTuples(page, () => page.getByRole('button', { name: VACUUM }).click());
     expect(held).toMatch(
       /tuples: \d+ removed, \d+ remain, [1-9]\d* are dead but not yet removable/,
     );
@@ -110,7 +110,7 @@ describe('the counter demo', () => {
     await waitForCounter(page);
     await waitSimSeconds(page, 3);
     const freed = await vacuumTuples(page, () =>
-      page.getByRole('button', { name: 'VACUUM (VERBOSE) now' }).click(),
+      page.getByRole('button', { name: VACUUM }).click(),
     );
     expect(freed).toMatch(/tuples: [1-9]\d* removed, \d+ remain, 0 are dead but not yet removable/);
     await page.close();
@@ -130,13 +130,20 @@ describe('the counter demo', () => {
       }
       throw new Error(`${key} never reached the control`);
     };
-    const vacuum = page.getByRole('button', { name: 'VACUUM (VERBOSE) now' });
+    const vacuum = page.getByRole('button', { name: VACUUM });
     await focus(vacuum, 'Tab');
     expect(await vacuum.evaluate((el) => getComputedStyle(el).outlineStyle)).not.toBe('none');
     await waitSimSeconds(page, 3);
     expect(await vacuumTuples(page, () => page.keyboard.press('Enter'))).toMatch(
       /[1-9]\d* are dead but not yet removable/,
     );
+    // Focus stays on the button pressed, not on the page, once its answer is in.
+    expect(await vacuum.evaluate((el) => el === document.activeElement)).toBe(true);
+    const activity = page.getByRole('button', { name: 'Run the pg_stat_activity query' });
+    await focus(activity, 'Tab');
+    await page.keyboard.press('Enter');
+    await page.locator('.counter-output table').waitFor({ timeout: 30_000 });
+    expect(await activity.evaluate((el) => el === document.activeElement)).toBe(true);
     // Back to the shape radios; the arrow key switches the shape and restarts the counter.
     await focus(page.getByRole('radio', { name: /hold the transaction/ }), 'Shift+Tab');
     await page.keyboard.press('ArrowRight');
@@ -150,12 +157,53 @@ describe('the counter demo', () => {
     await page.close();
   });
 
+  it('on /lab/counter/, Tab from the counter reaches the console, whose own statements all run', async () => {
+    // A phone held sideways: the console starts below the first screen, out of view.
+    const page = await site.newPage({ width: 740, height: 360 });
+    await page.goto(`${site.url}lab/counter/?workers=4&api=2`);
+    await waitForCounter(page);
+    // The sim has run a while: uploads have added rows to its queue, workers claimed some.
+    await waitSimSeconds(page, 4);
+    const editor = page.getByRole('textbox', { name: 'SQL' });
+    // Out of view, the console waits, but its placeholder is in the tab order.
+    const lazyConsole = page.locator('[data-demo="console"]');
+    expect(await lazyConsole.getAttribute('data-engine')).toBe('idle');
+    expect(await lazyConsole.getByRole('button', { name: 'Start it now' }).count()).toBe(1);
+    await page.getByRole('button', { name: 'Copy link to this moment' }).focus();
+    for (let i = 0; i < 60; i++) {
+      if (await editor.count()) {
+        if (await editor.evaluate((el) => el === document.activeElement)) break;
+      }
+      const on = await page.evaluate(() => document.activeElement?.textContent ?? '');
+      // The console's placeholder, before it has come into view, offers to start it.
+      await page.keyboard.press(on === 'Start it now' ? 'Enter' : 'Tab');
+    }
+    expect(await editor.evaluate((el) => el === document.activeElement)).toBe(true);
+
+    const sql = await editor.innerText();
+    expect(sql).toContain('FROM jobs');
+    await page.keyboard.press('ControlOrMeta+Enter');
+    await page
+      .locator('[data-demo="console"]:not([data-runs="0"])[data-runs]')
+      .waitFor({ timeout: 60_000 });
+    const results = page.getByRole('region', { name: 'Results' });
+    expect(await page.getByRole('region', { name: 'Error' }).count()).toBe(0);
+    const statements = sql.split('\n').filter((line) => /^SELECT /.test(line)).length;
+    expect(await results.innerText()).toContain(`${statements} statements ran.`);
+    expect(await results.innerText()).toMatch(/status\s+jobs/);
+    await page.close();
+  });
+
   it('has no axe violations and fits a 360 px phone', async () => {
     for (const path of ['embed/counter/?workers=5', 'lab/counter/']) {
       const page = await site.newPage({ width: 360, height: 740 });
       await page.goto(`${site.url}${path}`);
       await waitForCounter(page);
       await pictureSays(page, /seats taken/);
+      // With output on show: its long lines scroll inside their panels, not the page.
+      await vacuumTuples(page, () => page.getByRole('button', { name: VACUUM }).click());
+      await page.getByRole('button', { name: 'Run the pg_stat_activity query' }).click();
+      await page.locator('.counter-output table').waitFor({ timeout: 30_000 });
       const { violations } = await new AxeBuilder({ page }).analyze();
       expect(violations.map((v) => `${path}: ${v.id} (${v.nodes.length}) ${v.help}`)).toEqual([]);
       const overflow = await page.evaluate(
@@ -164,6 +212,44 @@ describe('the counter demo', () => {
       expect({ path, overflow }).toEqual({ path, overflow: 0 });
       await page.close();
     }
+  });
+
+  it('groups its settings in one form, each field labelled and explained in words', async () => {
+    const page = await site.newPage({ width: 360, height: 740 });
+    await page.goto(`${site.url}embed/counter/?workers=2`);
+    await waitForCounter(page);
+    const form = page.getByRole('form', { name: 'Counter settings' });
+    const groups = await form
+      .getByRole('group')
+      .evaluateAll((els) =>
+        els.map((el) => el.querySelector(':scope > legend')?.textContent ?? ''),
+      );
+    expect(groups).toEqual([
+      'Who uses the database',
+      'How each worker holds its job',
+      'Worker shape',
+      "Each API process's pool",
+      'Time and trouble',
+    ]);
+    const fields = [
+      ...(await form.getByRole('spinbutton').all()),
+      ...(await form.getByRole('radio').all()),
+      ...(await form.getByRole('checkbox').all()),
+      form.getByRole('combobox', { name: 'Connections per worker' }),
+      form.getByRole('combobox', { name: 'Speed' }),
+    ];
+    expect(fields.length).toBe(10);
+    for (const field of fields) {
+      const help = await field.evaluate((el) => {
+        const label = (el as HTMLInputElement).labels?.[0]?.textContent ?? '';
+        const ids = el.getAttribute('aria-describedby')?.split(' ') ?? [];
+        return { label, help: ids.map((id) => document.getElementById(id)?.textContent ?? '') };
+      });
+      expect(help.label, JSON.stringify(help)).not.toBe('');
+      expect(help.help.join('').length, JSON.stringify(help)).toBeGreaterThan(20);
+    }
+    expect(await form.innerText()).toContain('SELECT 1');
+    await page.close();
   });
 
   it('reports a broken parameter in words and starts with the defaults', async () => {
@@ -200,9 +286,13 @@ describe('the counter demo', () => {
 
   it('a link to this moment comes back to the same simulated time', async () => {
     const page = await site.newPage();
-    await page.goto(`${site.url}embed/counter/?workers=4&shape=hold`);
+    await page.goto(`${site.url}embed/counter/?workers=4&shape=claim-close&connections=2`);
     await waitForCounter(page);
-    await waitSimSeconds(page, 2);
+    await waitSimSeconds(page, 1);
+    // A change while it runs is a command in the moment's script, not a starting setting.
+    await page.getByRole('spinbutton', { name: 'Workers' }).fill('6');
+    await page.getByRole('spinbutton', { name: 'API processes' }).fill('2');
+    await waitSimSeconds(page, 1);
     await page.getByRole('button', { name: 'Pause' }).click();
     await page.getByRole('button', { name: 'Resume' }).waitFor();
     await page.waitForTimeout(500); // the tick under way finishes and is shown
@@ -215,6 +305,13 @@ describe('the counter demo', () => {
     await waitForCounter(again);
     expect(await simSeconds(again)).toBe(at);
     expect(await again.getByRole('button', { name: 'Resume' }).isVisible()).toBe(true);
+    // The controls show the settings the moment carries, not the defaults.
+    expect(await again.getByRole('spinbutton', { name: 'Workers' }).inputValue()).toBe('6');
+    expect(await again.getByRole('spinbutton', { name: 'API processes' }).inputValue()).toBe('2');
+    expect(await again.getByRole('radio', { name: /claim → close/ }).isChecked()).toBe(true);
+    expect(await again.getByRole('combobox', { name: 'Connections per worker' }).inputValue()).toBe(
+      '2',
+    );
     await again.close();
     await page.close();
   });

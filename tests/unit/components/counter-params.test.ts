@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { momentSearch, readCounterParams } from '../../../src/components/counter-params';
+import {
+  momentSearch,
+  readCounterParams,
+  settingsAtMoment,
+} from '../../../src/components/counter-params';
 import { embedParamNames } from '../../../src/components/embed-params';
 import type { Checkpoint } from '../../../src/sim/counter-sim';
 import { defaultSettings } from '../../../src/sim/settings';
@@ -64,6 +68,34 @@ describe('readCounterParams', () => {
       ],
     });
     expect(read.paused).toBe(true);
+  });
+
+  it('gives the controls the settings in force at the moment, the reader’s changes applied', () => {
+    const checkpoint: Checkpoint = {
+      version: 1,
+      settings: { ...defaultSettings, workers: 6, shape: 'claim-close', connections: 2 },
+      script: [
+        { atMs: 1000, command: { kind: 'workers', count: 9 } },
+        { atMs: 1500, command: { kind: 'upload-rate', perSecond: 7.5 } },
+        { atMs: 2000, command: { kind: 'kill-worker', worker: 'worker-03' } },
+        { atMs: 3000, command: { kind: 'api', count: 3 } },
+        { atMs: 3500, command: { kind: 'workers', count: 12 } },
+      ],
+      atMs: 4200,
+      speed: 2,
+      paused: true,
+    };
+    const expected = {
+      ...checkpoint.settings,
+      workers: 12,
+      api: 3,
+      uploadRate: 7.5,
+      speed: 2,
+    };
+    expect(settingsAtMoment(checkpoint)).toEqual(expected);
+    expect(readCounterParams(momentSearch(checkpoint)).settings).toEqual(expected);
+    // What comes after the moment has not happened yet.
+    expect(settingsAtMoment({ ...checkpoint, atMs: 1200 }).workers).toBe(9);
   });
 
   it('starts afresh, saying so, when the moment cannot be read', () => {
