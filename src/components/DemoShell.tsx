@@ -5,10 +5,12 @@ import {
   useRef,
   useState,
   useSyncExternalStore,
+  type CSSProperties,
   type ReactNode,
 } from 'react';
 import { getPageEngine, type PageEngine, type StartProgress } from '../engine/page';
 import { AddressProblems } from './AddressProblems';
+import { placeholderStyle } from './demo-heights';
 import { describeEmbedProblem, readEmbedParams } from './embed-params';
 
 /** The engine's state as a demo shows it; mirrored in the root's `data-engine`. */
@@ -187,6 +189,7 @@ export function DemoShell({ demo, embed = false, children }: DemoShellProps) {
     <div
       ref={rootRef}
       className={params?.present ? 'demo demo-present' : 'demo'}
+      style={placeholderStyle(demo) as CSSProperties}
       {...dataAttributes(rootData)}
       data-demo={demo}
       data-engine={state}

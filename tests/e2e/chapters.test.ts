@@ -1,36 +1,14 @@
 // Every chapter read top to bottom as a reader would, on a laptop and on a phone: each demo
 // starts as it comes near, the page never scrolls sideways, and axe finds nothing.
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chapterFiles } from '../support/chapter-files';
+import { firstOutput } from '../support/first-output';
 import { startSite } from './site';
 
 const chapters = chapterFiles()
   .sort((a, b) => Number(a.frontmatter.order) - Number(b.frontmatter.order))
   .map((c) => c.id);
-
-/**
- * Waits for a demo's first output from PostgreSQL: a scenario's first step answered, the
- * console's first run, the counter's seats, the slot settings read from the server.
- */
-async function firstOutput(page: Page, demo: Locator, name: string): Promise<void> {
-  const root = `[data-demo="${name}"]`;
-  if ((await demo.locator('.player').count()) > 0) {
-    await page.locator(`${root}[data-busy="no"]`).waitFor({ timeout: 120_000 });
-    await demo.getByRole('button', { name: 'Next', exact: true }).click();
-    await page.locator(`${root}[data-step="1"][data-busy="no"]`).waitFor({ timeout: 120_000 });
-    await demo.locator('.step-box[data-step="1"] .step-state').first().waitFor();
-  } else if (name === 'console') {
-    await demo.getByRole('button', { name: 'Run' }).first().click();
-    await page.locator(`${root}:not([data-runs="0"])[data-runs]`).waitFor({ timeout: 120_000 });
-  } else if (name === 'counter') {
-    // The picture's summary, from the sessions PostgreSQL reports.
-    await demo.locator('[aria-label*=" seats taken"]').first().waitFor({ timeout: 120_000 });
-  } else if (name === 'slots') {
-    await demo.getByText(/max_connections \d+/).waitFor({ timeout: 120_000 });
-  } else throw new Error(`no first output known for the demo ${name}`);
-}
 
 describe('the chapters, read top to bottom', () => {
   let site: Awaited<ReturnType<typeof startSite>>;
@@ -55,10 +33,6 @@ describe('the chapters, read top to bottom', () => {
           await demo.scrollIntoViewIfNeeded();
           const name = await demo.getAttribute('data-demo');
           try {
-            await page
-              .locator(`[data-demo="${name}"][data-engine="ready"]`)
-              .first()
-              .waitFor({ timeout: 120_000 });
             await firstOutput(page, demo, name!);
           } catch (error) {
             problems.push(
