@@ -13,7 +13,7 @@ describe('README.md', () => {
   });
 
   it('names every choice, option and number of every scenario demo', () => {
-    for (const demo of demos.filter((d) => d.scenario)) {
+    for (const demo of demos.filter((d) => d.kind === 'scenario')) {
       const scenario = loadScenario(demo.id);
       for (const choice of scenario.choices) {
         expect(readme).toContain(`${choice.id}=`);
