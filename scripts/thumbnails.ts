@@ -30,8 +30,8 @@ const { drawCounter } = await import('../src/viz/counter.ts');
 type Svg = string;
 
 /**
- * A scenario demo: the last step whose claims PostgreSQL bore out, in the run of its first
- * preset's choices (the recordings are made with the default numbers).
+ * A scenario demo: the step that makes the most claims PostgreSQL bore out (the first of
+ * those), in the run of its first preset's choices (recorded with the default numbers).
  */
 function scenarioThumbnail(id: string, preset: Record<string, unknown>): Svg {
   const scenario = loadScenario(id);
@@ -43,7 +43,13 @@ function scenarioThumbnail(id: string, preset: Record<string, unknown>): Svg {
   const events = recording.runs[selectionKey(scenario, selection)]?.events;
   if (!events) throw new Error(`${id}: no recording of ${selectionKey(scenario, selection)}`);
   const steps = planSteps(scenario, selection);
-  const shown = events.filter((e) => e.output && (e.claims?.length ?? 0) > 0).at(-1);
+  const held = (e: (typeof events)[number]) => (e.claims ?? []).filter((c) => c.held).length;
+  const shown = events
+    .filter((e) => e.output && held(e) > 0)
+    .reduce<(typeof events)[number] | undefined>(
+      (best, e) => (best && held(best) >= held(e) ? best : e),
+      undefined,
+    );
   if (!shown?.output) throw new Error(`${id}: no recorded step with output`);
   const step = steps[shown.step]!;
   return cardSvg({
@@ -136,15 +142,21 @@ async function consoleThumbnail(title: string): Promise<Svg> {
   }
 }
 
+/** How each tool demo's thumbnail is drawn; a new tool needs one here. */
+const tools: Record<string, (title: string) => Promise<Svg>> = {
+  console: consoleThumbnail,
+  counter: () => counterThumbnail(),
+  slots: slotsThumbnail,
+};
+
 for (const demo of demos) {
-  const svg =
-    demo.kind === 'scenario'
-      ? scenarioThumbnail(demo.id, demo.presets[0]?.values ?? {})
-      : demo.id === 'counter'
-        ? await counterThumbnail()
-        : demo.id === 'slots'
-          ? await slotsThumbnail(demo.title)
-          : await consoleThumbnail(demo.title);
+  let svg: Svg;
+  if (demo.kind === 'scenario') svg = scenarioThumbnail(demo.id, demo.presets[0]?.values ?? {});
+  else {
+    const draw = tools[demo.id];
+    if (!draw) throw new Error(`thumbnails: no way to draw the ${demo.id} demo`);
+    svg = await draw(demo.title);
+  }
   writeFileSync(path.join(dir, `${demo.id}.svg`), svg);
   const png = new Resvg(svg, {
     fitTo: { mode: 'width', value: thumbnailSize.width },

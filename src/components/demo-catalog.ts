@@ -6,7 +6,7 @@ import { getEntry } from 'astro:content';
 import { planSteps, selectionKey } from '../scenario/plan';
 import { everySelection, playedRuns, type Recording } from '../scenario/recording';
 import type { Scenario } from '../scenario/schema';
-import { demos, type Preset } from './demo-list';
+import { demos, type Preset, type ScenarioEntry, type ToolEntry } from './demo-list';
 import { scenarioParameters } from './scenario-params';
 import type { ParamSpec } from './url-params';
 
@@ -33,53 +33,61 @@ export interface DemoDetails {
 
 /** Every demo, in the registry's order. */
 export async function demoCatalog(): Promise<DemoDetails[]> {
+  // One case per kind of entry: a new kind does not compile until it is given its details.
   return Promise.all(
-    demos.map(async (demo): Promise<DemoDetails> => {
-      const { teaches, presets, embedHeight, id } = demo;
-      if (demo.kind === 'tool') {
-        const { title, description, page, parameters } = demo;
-        return {
-          id,
-          kind: 'tool',
-          title,
-          description,
-          embedHeight,
-          page,
-          parameters,
-          teaches,
-          presets,
-          seats: demo.seats ?? null,
-          scenario: null,
-          recording: null,
-          stepCounts: {},
-        };
+    demos.map((demo) => {
+      switch (demo.kind) {
+        case 'tool':
+          return toolDetails(demo);
+        case 'scenario':
+          return scenarioDetails(demo);
       }
-      const scenario = await scenarioOf(id);
-      const recorded = scenario.choices.some((c) => c.options.some((o) => o.recorded));
-      const recording = recorded ? await recordingOf(id) : null;
-      const stepCounts = Object.fromEntries(
-        everySelection(scenario).map((s) => [
-          selectionKey(scenario, s),
-          planSteps(scenario, s).length,
-        ]),
-      );
-      return {
-        id,
-        kind: 'scenario',
-        title: scenario.title,
-        description: scenario.summary,
-        embedHeight,
-        page: null,
-        teaches,
-        presets,
-        seats: null,
-        scenario,
-        stepCounts,
-        parameters: scenarioParameters(scenario, Math.max(...Object.values(stepCounts))),
-        recording: recording ? playedRuns(recording, scenario) : null,
-      };
     }),
   );
+}
+
+async function toolDetails(demo: ToolEntry): Promise<DemoDetails> {
+  const { id, title, description, embedHeight, page, parameters, teaches, presets } = demo;
+  return {
+    id,
+    kind: 'tool',
+    title,
+    description,
+    embedHeight,
+    page,
+    parameters,
+    teaches,
+    presets,
+    seats: demo.seats ?? null,
+    scenario: null,
+    recording: null,
+    stepCounts: {},
+  };
+}
+
+async function scenarioDetails(demo: ScenarioEntry): Promise<DemoDetails> {
+  const { id, embedHeight, teaches, presets } = demo;
+  const scenario = await scenarioOf(id);
+  const recorded = scenario.choices.some((c) => c.options.some((o) => o.recorded));
+  const recording = recorded ? await recordingOf(id) : null;
+  const stepCounts = Object.fromEntries(
+    everySelection(scenario).map((s) => [selectionKey(scenario, s), planSteps(scenario, s).length]),
+  );
+  return {
+    id,
+    kind: 'scenario',
+    title: scenario.title,
+    description: scenario.summary,
+    embedHeight,
+    page: null,
+    teaches,
+    presets,
+    seats: null,
+    scenario,
+    stepCounts,
+    parameters: scenarioParameters(scenario, Math.max(...Object.values(stepCounts))),
+    recording: recording ? playedRuns(recording, scenario) : null,
+  };
 }
 
 /** A scenario demo's file, checked by its schema. */
