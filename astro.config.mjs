@@ -25,6 +25,9 @@ export default defineConfig({
   output: 'static',
   // Hosting under a sub-path (e.g. GitHub Pages): BASE_PATH=/seat-ledger/ npm run build
   base: process.env.BASE_PATH ?? '/',
+  // Where the site will be served from, for the absolute addresses of its oEmbed files
+  // (SITE_URL=https://example.org npm run build); the preview's address by default.
+  site: process.env.SITE_URL ?? 'http://localhost:4321',
   trailingSlash: 'always',
   integrations: [react(), mdx()],
   // Code blocks stay plain text styled by the site's stylesheet: no theme colours to check.

@@ -1,27 +1,31 @@
-// `npm run record`: plays every scenario option marked `recorded` on a real PostgreSQL 18
-// and writes what it printed to content/recordings/<id>.json, for the player to show
-// where PGlite cannot. Never edit those files by hand; run this again instead.
+// `npm run record`: plays every choice of every scenario on a real PostgreSQL 18, with the
+// scenario's default numbers, and writes what it printed to content/recordings/<id>.json.
+// The player shows the runs of options marked `recorded` (where PGlite cannot show them
+// truthfully); the printable handouts (/demos/<id>/handout/) show every run. Never edit
+// those files by hand; run this again instead. `npm run record -- horizon fix` records
+// only those scenarios.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import './resolve-ts.ts';
 
 const { loadScenario, scenarioIds } = await import('../src/scenario/load.ts');
-const { defaultSelection, selectionKey } = await import('../src/scenario/plan.ts');
-const { recordedSelections, recordRun, serverVersion } =
-  await import('../src/scenario/recording.ts');
+const { selectionKey } = await import('../src/scenario/plan.ts');
+const { everySelection, recordRun, serverVersion } = await import('../src/scenario/recording.ts');
 const { startTestServer } = await import('../src/engine/server/server.ts');
 
 const out = path.join(process.cwd(), 'content', 'recordings');
 mkdirSync(out, { recursive: true });
+const asked = process.argv.slice(2);
+const ids = scenarioIds();
+const unknown = asked.filter((id) => !ids.includes(id));
+if (unknown.length) throw new Error(`record: no scenario named ${unknown.join(', ')}`);
 const server = await startTestServer();
 try {
   const version = await serverVersion(server.engine);
-  for (const id of scenarioIds()) {
+  for (const id of asked.length ? asked : ids) {
     const scenario = loadScenario(id);
-    const selections = recordedSelections(scenario, defaultSelection(scenario));
-    if (selections.length === 0) continue;
     const runs: Record<string, { events: unknown[] }> = {};
-    for (const selection of selections) {
+    for (const selection of everySelection(scenario)) {
       const events = await recordRun(server.engine, scenario, selection);
       const failed = events.flatMap((e) => e.claims ?? []).filter((c) => !c.held);
       if (failed.length) {

@@ -11,7 +11,9 @@ import {
 import { getPageEngine, type PageEngine, type StartProgress } from '../engine/page';
 import { AddressProblems } from './AddressProblems';
 import { placeholderStyle } from './demo-heights';
-import { describeEmbedProblem, readEmbedParams } from './embed-params';
+import { readEmbedParams } from './embed-params';
+import { postToParent } from './embed-messages';
+import { describeParamProblem } from './url-params';
 
 /** The engine's state as a demo shows it; mirrored in the root's `data-engine`. */
 export type EngineState = 'idle' | 'loading' | 'ready' | 'error';
@@ -35,19 +37,8 @@ export interface DemoContext {
    * does it; a demo that shows a recording, and opens none, calls this itself.
    */
   announceReady: () => void;
-}
-
-/** The message an embedded demo sends its parent page whenever its height changes. */
-export interface ResizeMessage {
-  type: 'seat-ledger:resize';
-  demo: string;
-  height: number;
-}
-
-/** The message an embedded demo sends its parent page once it can be used. */
-export interface ReadyMessage {
-  type: 'seat-ledger:ready';
-  demo: string;
+  /** Presenter mode (`present=1`): keys that step the demo work anywhere on the page. */
+  present: boolean;
 }
 
 interface DemoShellProps {
@@ -155,16 +146,19 @@ export function DemoShell({ demo, embed = false, children }: DemoShellProps) {
     if (!embed || !root || window.parent === window || typeof ResizeObserver === 'undefined') {
       return;
     }
+    // The whole embedded page, padding and all: an iframe of this height shows it without
+    // scrollbars. (<html> is as tall as its content, whatever the frame's height.)
+    const page = document.documentElement;
     let lastHeight = -1;
     const report = () => {
-      const height = Math.ceil(root.getBoundingClientRect().height);
+      const height = Math.ceil(page.getBoundingClientRect().height);
       if (height === lastHeight) return;
       lastHeight = height;
-      const message: ResizeMessage = { type: 'seat-ledger:resize', demo, height };
       // The message holds only a height, so any embedding page may read it.
-      window.parent.postMessage(message, '*');
+      postToParent({ type: 'seat-ledger:resize', demo, height });
     };
     const observer = new ResizeObserver(report);
+    observer.observe(page);
     observer.observe(root);
     report();
     return () => observer.disconnect();
@@ -194,9 +188,17 @@ export function DemoShell({ demo, embed = false, children }: DemoShellProps) {
       data-demo={demo}
       data-engine={state}
     >
-      <AddressProblems problems={params?.problems.map(describeEmbedProblem) ?? []} />
+      <AddressProblems problems={params?.problems.map(describeParamProblem) ?? []} />
       {showBody ? (
-        children({ engine, state, progress, restart, setRootData, announceReady })
+        children({
+          engine,
+          state,
+          progress,
+          restart,
+          setRootData,
+          announceReady,
+          present: params?.present === true,
+        })
       ) : state === 'error' ? (
         <div className="demo-placeholder demo-error" role="alert">
           <p>
@@ -295,8 +297,7 @@ function readyAnnouncer(demo: string, embed: boolean): () => void {
   return () => {
     if (told || !embed || window.parent === window) return;
     told = true;
-    const message: ReadyMessage = { type: 'seat-ledger:ready', demo };
-    window.parent.postMessage(message, '*');
+    postToParent({ type: 'seat-ledger:ready', demo });
   };
 }
 

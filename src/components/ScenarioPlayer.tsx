@@ -46,6 +46,7 @@ import {
   type RunView,
 } from './player/words';
 import { readScenarioParams, scenarioSearch } from './scenario-params';
+import { postToParent } from './embed-messages';
 import '../styles/player.css';
 
 export interface ScenarioPlayerProps {
@@ -396,8 +397,8 @@ function PlayerBody({
       recorded: run.recorded ? 'yes' : 'no',
     });
     if (embed && run.steps.length) {
-      post({ type: 'seat-ledger:step', demo, step: run.position, of: run.steps.length });
-      if (run.done && allHeld) post({ type: 'seat-ledger:solved', demo });
+      postToParent({ type: 'seat-ledger:step', demo, step: run.position, of: run.steps.length });
+      if (run.done && allHeld) postToParent({ type: 'seat-ledger:solved', demo });
     }
   }, [
     run.position,
@@ -414,8 +415,8 @@ function PlayerBody({
   // The address follows the reader, so a reload or a shared address comes back here.
   useEffect(() => {
     if (!followUrl || busy?.kind === 'starting' || busy?.kind === 'replay') return;
-    const search = scenarioSearch(scenario, selection, run.position);
-    if (search === location.search.replace(/^\?/, '')) return;
+    const search = scenarioSearch(scenario, selection, run.position, location.search);
+    if (search === location.search) return;
     const url = new URL(location.href);
     url.search = search;
     history.replaceState(history.state, '', url);
@@ -484,30 +485,57 @@ function PlayerBody({
 
   const copyLink = () => {
     const url = new URL(location.href);
-    url.search = scenarioSearch(scenario, selection, run.position);
+    url.search = scenarioSearch(scenario, selection, run.position, location.search);
     navigator.clipboard.writeText(url.href).then(
       () => setCopied('Link copied: it opens this demo at this step.'),
       () => setCopied(`Copying failed; the link is ${url.href}`),
     );
   };
 
+  const keyAction = useCallback(
+    (key: string): (() => void) | undefined =>
+      ({
+        ArrowRight: () => void next(),
+        n: () => void next(),
+        ArrowLeft: back,
+        b: back,
+        r: restart,
+        p: () => (autoplay ? stop() : setAutoplay(true)),
+      })[key],
+    [next, back, restart, autoplay, stop],
+  );
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     const target = event.target as HTMLElement;
     if (target.closest('input, select, textarea, .console, [contenteditable="true"]')) return;
     if (event.altKey || event.ctrlKey || event.metaKey) return;
-    const keys: Record<string, () => void> = {
-      ArrowRight: () => void next(),
-      n: () => void next(),
-      ArrowLeft: back,
-      b: back,
-      r: restart,
-      p: () => (autoplay ? stop() : setAutoplay(true)),
-    };
-    const action = keys[event.key];
+    const action = keyAction(event.key);
     if (!action) return;
     event.preventDefault();
     action();
   };
+
+  // Presenter mode: the keys work wherever the focus is not in a control, and a
+  // presentation clicker's keys (Page Down, Page Up) and Space step too.
+  useEffect(() => {
+    if (!context.present) return;
+    const clicker: Record<string, string> = {
+      ' ': 'ArrowRight',
+      PageDown: 'ArrowRight',
+      PageUp: 'ArrowLeft',
+    };
+    const onKey = (event: globalThis.KeyboardEvent) => {
+      const target = event.target as HTMLElement | null;
+      if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+      const control = 'input, select, textarea, button, a, .console, [contenteditable="true"]';
+      if (target?.closest?.(control)) return;
+      const action = keyAction(clicker[event.key] ?? event.key);
+      if (!action) return;
+      event.preventDefault();
+      action();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [context.present, keyAction]);
 
   // What the latest Next sent: one step, or one and the steps chained to it.
   const narrated = run.steps.slice(Math.min(run.from, run.position - 1), run.position);
@@ -582,6 +610,7 @@ function PlayerBody({
       </div>
       <p className="player-keys">
         Keys: → or N next, ← or B back (replays from the start), P play or stop, R restart.
+        {context.present ? ' Space and Page Down step too.' : ''}
       </p>
 
       <p className="player-status" role="status" aria-live="polite">
@@ -730,8 +759,4 @@ function PlayerBody({
       ) : null}
     </div>
   );
-}
-
-function post(message: Record<string, unknown>): void {
-  if (window.parent !== window) window.parent.postMessage(message, '*');
 }

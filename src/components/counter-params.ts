@@ -1,17 +1,98 @@
 // The counter demo's URL: the knobs a teacher sets in an embed (`?workers=30&shape=hold`)
 // and "this moment" (`?moment=…`, a checkpoint: settings, the reader's commands and the
-// simulated time, replayed from the seed). Nothing here throws: a bad value is reported
-// in a sentence and the default is used.
+// simulated time, replayed from the seed). The knobs are defined once, below, from the
+// sim's own limits and defaults (settings.ts): the parser, the teacher's docs and the
+// embed builder read that one list. Nothing here throws: a bad value is reported and the
+// default, or the nearest allowed value, is used.
 import type { Checkpoint } from '../sim/counter-sim';
-import { clampSetting, normaliseSettings, type CounterSettings } from '../sim/settings';
+import {
+  clampSetting,
+  defaultSettings,
+  normaliseSettings,
+  settingLimits,
+  type CounterSettings,
+  type NumberKey,
+  type Shape,
+} from '../sim/settings';
 import type { ScriptEntry } from '../sim/state';
 import { embedParamNames } from './embed-params';
+import {
+  describeParamProblem,
+  readParams,
+  type NumberParam,
+  type ParamProblem,
+  type ParamSpec,
+} from './url-params';
 
 /** The longest moment a link may ask to replay: ten simulated minutes. */
 export const longestMomentMs = 600_000;
 
-/** The parameters an embed may carry, as the sim's setting names. */
-const urlSettings = ['workers', 'api', 'shape', 'connections', 'speed', 'seed'] as const;
+/** A number setting of the sim as the URL names it. */
+function numberParam(
+  name: string,
+  setting: NumberKey,
+  says: string,
+  more: Partial<Pick<NumberParam, 'step' | 'unit'>> = {},
+): NumberParam & { setting: NumberKey } {
+  const { min, max, whole } = settingLimits[setting];
+  return {
+    kind: 'number',
+    name,
+    setting,
+    min,
+    max,
+    whole,
+    step: more.step ?? 1,
+    default: defaultSettings[setting],
+    says,
+    ...(more.unit ? { unit: more.unit } : {}),
+  };
+}
+
+/** The worker shapes, in the sim's words. */
+const shapeOptions: readonly { value: Shape; label: string }[] = [
+  { value: 'hold', label: 'hold the transaction while working' },
+  { value: 'claim-close', label: 'claim → close → work → record' },
+];
+
+/** The counter's own URL parameters, each mapped to the sim setting it sets. */
+const counterSettingParams = [
+  numberParam('workers', 'workers', 'worker processes claiming jobs'),
+  numberParam(
+    'connections',
+    'connections',
+    'connections each worker opens (claim loop, heartbeat, handler)',
+  ),
+  {
+    kind: 'choice',
+    name: 'shape',
+    setting: 'shape',
+    options: shapeOptions,
+    default: defaultSettings.shape,
+    says: 'how a worker holds its job',
+  },
+  numberParam('api', 'api', 'API processes, each with its own pool'),
+  numberParam('uploads', 'uploadRate', 'uploads per simulated second, reaching the API in turn', {
+    step: 0.5,
+  }),
+  numberParam('pool_size', 'poolSize', "each API pool's pool_size"),
+  numberParam('max_overflow', 'maxOverflow', "each API pool's max_overflow"),
+  {
+    kind: 'flag',
+    name: 'pre_ping',
+    setting: 'poolPrePing',
+    default: defaultSettings.poolPrePing,
+    says: 'pool_pre_ping: SELECT 1 before lending a connection',
+  },
+  numberParam('speed', 'speed', 'simulated seconds per real second', { step: 0.25 }),
+  numberParam('seed', 'seed', 'the seed of every random draw'),
+] as const satisfies readonly (ParamSpec & { setting: keyof CounterSettings })[];
+
+/** Every URL parameter of the counter, in the order the docs list them. */
+export const counterParameters: readonly ParamSpec[] = [
+  ...counterSettingParams,
+  { kind: 'flag', name: 'paused', default: false, says: 'open paused (Step moves one tick)' },
+];
 
 /** What a counter URL asks for. */
 export interface CounterParams {
@@ -20,6 +101,8 @@ export interface CounterParams {
   paused: boolean;
   /** A moment to come back to, or null for a fresh start. */
   moment: Checkpoint | null;
+  /** The parameters that could not be used as given, by kind. */
+  reasons: ParamProblem[];
   /** One plain sentence per parameter that was ignored or changed. */
   problems: string[];
 }
@@ -30,28 +113,25 @@ export function readCounterParams(search: string): CounterParams {
   const problems: string[] = [];
   const moment = params.has('moment') ? readMoment(params.get('moment')!, problems) : null;
   if (moment) {
-    return { settings: settingsAtMoment(moment), paused: moment.paused, moment, problems };
+    return {
+      settings: settingsAtMoment(moment),
+      paused: moment.paused,
+      moment,
+      reasons: [],
+      problems,
+    };
   }
-  const input: Record<string, string> = {};
-  for (const [key, value] of params) {
-    if ((urlSettings as readonly string[]).includes(key)) input[key] = value;
-    else if (key !== 'paused' && key !== 'moment' && !isEmbedParam(key))
-      problems.push(`unknown parameter ${key} ignored`);
-  }
+  const read = readParams(counterParameters, search, [...embedParamNames, 'moment']);
+  const input: Partial<Record<keyof CounterSettings, unknown>> = {};
+  for (const p of counterSettingParams) input[p.setting] = read.values[p.name];
+  // The values are in the sim's ranges already; the sim checks them again all the same.
   const normalised = normaliseSettings(input);
-  const pausedText = params.get('paused');
-  let paused = false;
-  if (pausedText !== null) {
-    paused = ['1', 'true', ''].includes(pausedText);
-    if (!paused && !['0', 'false'].includes(pausedText)) {
-      problems.push(`paused must be 1 or 0, not "${pausedText}"; not paused`);
-    }
-  }
   return {
     settings: normalised.settings,
-    paused,
+    paused: read.values.paused === true,
     moment: null,
-    problems: [...problems, ...normalised.problems],
+    reasons: read.problems,
+    problems: [...problems, ...read.problems.map(describeParamProblem), ...normalised.problems],
   };
 }
 
@@ -68,11 +148,6 @@ export function settingsAtMoment(moment: Checkpoint): CounterSettings {
     else if (command.kind === 'upload-rate') settings.uploadRate = command.perSecond;
   }
   return settings;
-}
-
-/** Theme, load and present are every demo's, read by embed-params.ts. */
-function isEmbedParam(key: string): boolean {
-  return (embedParamNames as readonly string[]).includes(key);
 }
 
 /** The query string that brings back `checkpoint`. */

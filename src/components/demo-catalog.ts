@@ -1,73 +1,105 @@
 // Every demo as the site's pages show it, read at build time: the registry in demo-list.ts,
 // with a scenario demo's title, description and URL parameters taken from its scenario
-// file, so the demo pages, the embeds and the teacher's docs cannot drift from it.
+// file, so the demo pages, the embeds, the oEmbed files and the teacher's docs cannot
+// drift from it.
 import { getEntry } from 'astro:content';
-import type { Recording } from '../scenario/recording';
+import { planSteps, selectionKey } from '../scenario/plan';
+import { everySelection, playedRuns, type Recording } from '../scenario/recording';
 import type { Scenario } from '../scenario/schema';
-import { demos, type DemoParameter } from './demo-list';
+import { demos, type Preset, type ScenarioEntry, type ToolEntry } from './demo-list';
+import { scenarioParameters } from './scenario-params';
+import type { ParamSpec } from './url-params';
 
 /** A demo with everything its pages need. */
 export interface DemoDetails {
   id: string;
+  kind: 'tool' | 'scenario';
   title: string;
   description: string;
   embedHeight: number;
   /** Where it lives on the site besides `/demos/<id>/`, if anywhere. */
   page: string | null;
-  parameters: DemoParameter[];
+  /** Its own URL parameters (besides theme, load and present). */
+  parameters: readonly ParamSpec[];
+  teaches: readonly [string, string, string];
+  presets: readonly Preset[];
+  seats: 'counter' | 'slots' | null;
   scenario: Scenario | null;
+  /** PostgreSQL 18's output for the runs the player plays from a recording, if any. */
   recording: Recording | null;
-}
-
-/** What every scenario demo reads besides its choices and numbers. */
-const stepParameters: DemoParameter[] = [
-  {
-    name: 'step',
-    values: '0 up to its number of steps',
-    description: 'play this many steps first',
-  },
-  { name: 'autoplay', values: '1 | 0', description: 'play the steps one after another' },
-];
-
-/** A scenario's URL parameters: one per choice and per number, then step and autoplay. */
-export function scenarioParameters(scenario: Scenario): DemoParameter[] {
-  return [
-    ...scenario.choices.map((c) => ({
-      name: c.id,
-      values: c.options.map((o) => o.value).join(' | '),
-      description: c.label,
-    })),
-    ...scenario.parameters.map((p) => ({
-      name: p.id,
-      values: `${p.min}–${p.max}`,
-      description: `${p.label}${p.unit ? ` (${p.unit})` : ''}`,
-    })),
-    ...stepParameters,
-  ];
+  /** A scenario's number of steps for each choice of its options (by `selectionKey`). */
+  stepCounts: Record<string, number>;
 }
 
 /** Every demo, in the registry's order. */
 export async function demoCatalog(): Promise<DemoDetails[]> {
+  // One case per kind of entry: a new kind does not compile until it is given its details.
   return Promise.all(
-    demos.map(async (demo): Promise<DemoDetails> => {
-      if (!demo.scenario) return { ...demo, scenario: null, recording: null };
-      const entry = await getEntry('scenarios', demo.id);
-      if (!entry) throw new Error(`demo ${demo.id}: no content/scenarios/${demo.id}.yaml`);
-      const scenario: Scenario = { ...entry.data, id: demo.id };
-      const recorded = scenario.choices.some((c) => c.options.some((o) => o.recorded));
-      const recording = recorded ? ((await getEntry('recordings', demo.id))?.data ?? null) : null;
-      return {
-        id: demo.id,
-        title: scenario.title,
-        description: scenario.summary,
-        embedHeight: demo.embedHeight,
-        page: null,
-        parameters: scenarioParameters(scenario),
-        scenario,
-        recording,
-      };
+    demos.map((demo) => {
+      switch (demo.kind) {
+        case 'tool':
+          return toolDetails(demo);
+        case 'scenario':
+          return scenarioDetails(demo);
+      }
     }),
   );
+}
+
+async function toolDetails(demo: ToolEntry): Promise<DemoDetails> {
+  const { id, title, description, embedHeight, page, parameters, teaches, presets } = demo;
+  return {
+    id,
+    kind: 'tool',
+    title,
+    description,
+    embedHeight,
+    page,
+    parameters,
+    teaches,
+    presets,
+    seats: demo.seats ?? null,
+    scenario: null,
+    recording: null,
+    stepCounts: {},
+  };
+}
+
+async function scenarioDetails(demo: ScenarioEntry): Promise<DemoDetails> {
+  const { id, embedHeight, teaches, presets } = demo;
+  const scenario = await scenarioOf(id);
+  const recorded = scenario.choices.some((c) => c.options.some((o) => o.recorded));
+  const recording = recorded ? await recordingOf(id) : null;
+  const stepCounts = Object.fromEntries(
+    everySelection(scenario).map((s) => [selectionKey(scenario, s), planSteps(scenario, s).length]),
+  );
+  return {
+    id,
+    kind: 'scenario',
+    title: scenario.title,
+    description: scenario.summary,
+    embedHeight,
+    page: null,
+    teaches,
+    presets,
+    seats: null,
+    scenario,
+    stepCounts,
+    parameters: scenarioParameters(scenario, Math.max(...Object.values(stepCounts))),
+    recording: recording ? playedRuns(recording, scenario) : null,
+  };
+}
+
+/** A scenario demo's file, checked by its schema. */
+export async function scenarioOf(id: string): Promise<Scenario> {
+  const entry = await getEntry('scenarios', id);
+  if (!entry) throw new Error(`demo ${id}: no content/scenarios/${id}.yaml`);
+  return { ...entry.data, id };
+}
+
+/** Every run `npm run record` made of a scenario on PostgreSQL 18, or null without a file. */
+export async function recordingOf(id: string): Promise<Recording | null> {
+  return (await getEntry('recordings', id))?.data ?? null;
 }
 
 /** `getStaticPaths` for the routes with one page per demo (`/demos/<id>/`, `/embed/<id>/`). */

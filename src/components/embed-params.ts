@@ -1,14 +1,44 @@
 // The URL parameters every demo takes, whatever its own: `theme=light|dark|auto`,
-// `load=click` and `present=1`. Nothing here throws: a value that cannot be used is kept
-// as a problem of a known kind, the default stands, and the demo names it in a sentence.
-// (The theme itself is applied before the first paint by ThemeScript.astro; this module
-// reads it so that a bad value is reported.)
-import type { DemoParameter } from './demo-list';
-import { isThemeChoice, themeChoices, type ThemeChoice } from './theme';
+// `load=click` and `present=1`, defined once (url-params.ts) for the parser, the teacher's
+// docs and the embed builder. Nothing here throws: a value that cannot be used is kept as
+// a problem of a known kind, the default stands, and the demo names it in a sentence.
+// (The theme itself is applied before the first paint by ThemeScript.astro, from the same
+// choices in theme.ts; this module reads it so that a bad value is reported.)
+import { themeChoices, type ThemeChoice } from './theme';
+import { readParams, type ParamProblem, type ParamSpec } from './url-params';
+
+/** The parameters every demo takes. */
+export const embedParameters: readonly ParamSpec[] = [
+  {
+    kind: 'choice',
+    name: 'theme',
+    options: themeChoices.map((value) => ({
+      value,
+      label: value === 'auto' ? 'follows the reader’s system' : value,
+    })),
+    default: 'auto',
+    says: 'colours; auto follows the reader’s system',
+  },
+  {
+    kind: 'choice',
+    name: 'load',
+    options: [
+      { value: 'view', label: 'as it comes into view' },
+      { value: 'click', label: 'when the reader presses Start' },
+    ],
+    default: 'view',
+    says: 'when PostgreSQL starts: in view, or on a button press (nothing is fetched before)',
+  },
+  {
+    kind: 'flag',
+    name: 'present',
+    default: false,
+    says: 'presenter mode: large type, high contrast, keys step it, no inner scrollbars',
+  },
+];
 
 /** The names every demo takes; a demo's own parser leaves them to this module. */
-export const embedParamNames = ['theme', 'load', 'present'] as const;
-export type EmbedParamName = (typeof embedParamNames)[number];
+export const embedParamNames: readonly string[] = embedParameters.map((p) => p.name);
 
 /** What the shared parameters of a demo's URL ask for. */
 export interface EmbedParams {
@@ -17,71 +47,18 @@ export interface EmbedParams {
   startOnClick: boolean;
   /** `present=1`: presentation mode, for projecting in class. */
   present: boolean;
-  problems: EmbedParamProblem[];
+  problems: ParamProblem[];
 }
-
-/** A parameter whose value could not be used; its default stands. */
-export interface EmbedParamProblem {
-  kind: 'invalid-value';
-  name: EmbedParamName;
-  value: string;
-}
-
-/** The shared parameters, for the teacher's docs. */
-export const embedParameters: readonly DemoParameter[] = [
-  {
-    name: 'theme',
-    values: themeChoices.join(' | '),
-    description: 'colours; auto follows the reader’s system',
-  },
-  {
-    name: 'load',
-    values: 'click',
-    description: 'start PostgreSQL on a button press, not in view',
-  },
-  { name: 'present', values: '1 | 0', description: 'presentation mode: larger, starker' },
-];
-
-const yes = ['1', 'true', ''];
-const no = ['0', 'false'];
 
 /** Reads the shared parameters of a query string (`?theme=dark&load=click`). */
 export function readEmbedParams(search: string): EmbedParams {
-  const params = new URLSearchParams(search);
-  const problems: EmbedParamProblem[] = [];
-  const invalid = (name: EmbedParamName, value: string) =>
-    problems.push({ kind: 'invalid-value', name, value });
-
-  let theme: ThemeChoice = 'auto';
-  const themeText = params.get('theme');
-  if (themeText !== null) {
-    if (isThemeChoice(themeText)) theme = themeText;
-    else invalid('theme', themeText);
-  }
-
-  const loadText = params.get('load');
-  const startOnClick = loadText === 'click';
-  if (loadText !== null && !startOnClick) invalid('load', loadText);
-
-  const presentText = params.get('present');
-  let present = false;
-  if (presentText !== null) {
-    present = yes.includes(presentText);
-    if (!present && !no.includes(presentText)) invalid('present', presentText);
-  }
-
-  return { theme, startOnClick, present, problems };
-}
-
-/** The sentence a demo shows for `problem`. */
-export function describeEmbedProblem(problem: EmbedParamProblem): string {
-  const { name, value } = problem;
-  switch (name) {
-    case 'theme':
-      return `theme=${value} is not one of ${themeChoices.join(', ')}, so it was ignored`;
-    case 'load':
-      return `load=${value} is not click, so PostgreSQL starts when the demo comes into view`;
-    case 'present':
-      return `present must be 1 or 0, not “${value}”; not in presentation mode`;
-  }
+  const own = new URLSearchParams(search);
+  for (const name of [...own.keys()]) if (!embedParamNames.includes(name)) own.delete(name);
+  const { values, problems } = readParams(embedParameters, own.toString());
+  return {
+    theme: values.theme as ThemeChoice,
+    startOnClick: values.load === 'click',
+    present: values.present === true,
+    problems,
+  };
 }

@@ -1,11 +1,12 @@
-// PostgreSQL 18's output for the runs PGlite cannot show truthfully (an option marked
-// `recorded`), as `npm run record` wrote it to content/recordings/<id>.json. The player
-// plays a recording step by step, labelled with the server version; a test re-runs the
-// scenario on a server and fails when the recording no longer matches what it prints.
+// PostgreSQL 18's output for every choice of a scenario, as `npm run record` wrote it to
+// content/recordings/<id>.json. The player plays the runs PGlite cannot show truthfully
+// (an option marked `recorded`) step by step, labelled with the server version; the
+// printable handouts print every run. A test re-runs each scenario on a server and fails
+// when a recording no longer matches what it prints.
 import { z } from 'zod';
 import type { Engine } from '../engine/types';
 import { noticeLines } from './claims';
-import { isRecorded, selectionKey, type Selection } from './plan';
+import { defaultSelection, everyChoice, isRecorded, selectionKey, type Selection } from './plan';
 import { ScenarioPlay, type StepReport } from './play';
 import type { Scenario } from './schema';
 
@@ -61,15 +62,27 @@ export const recordingSchema = z.object({
 export type Recording = z.output<typeof recordingSchema>;
 export type RecordedEvent = z.output<typeof eventSchema>;
 
-/** The selections of `scenario` that are played from a recording (every recorded option). */
-export function recordedSelections(scenario: Scenario, base: Selection): Selection[] {
-  return scenario.choices
-    .flatMap((choice) =>
-      choice.options
-        .filter((o) => o.recorded)
-        .map((o) => ({ ...base, choices: { ...base.choices, [choice.id]: o.value } })),
-    )
-    .filter((selection) => isRecorded(scenario, selection));
+/**
+ * Every selection `npm run record` plays: each combination of the choices, with the
+ * scenario's default numbers (what a reader sees before changing anything).
+ */
+export function everySelection(scenario: Scenario): Selection[] {
+  const base = defaultSelection(scenario);
+  return everyChoice(scenario).map((choices) => ({ ...base, choices }));
+}
+
+/**
+ * `recording` with only the runs the player plays (options marked `recorded`): what a
+ * demo's page carries, the handout reading the rest.
+ */
+export function playedRuns(recording: Recording, scenario: Scenario): Recording {
+  const runs = Object.fromEntries(
+    everySelection(scenario)
+      .filter((selection) => isRecorded(scenario, selection))
+      .map((selection) => selectionKey(scenario, selection))
+      .flatMap((key) => (recording.runs[key] ? [[key, recording.runs[key]] as const] : [])),
+  );
+  return { ...recording, runs };
 }
 
 /** Plays `selection` on `engine` (a real server) and returns its reports, in order. */

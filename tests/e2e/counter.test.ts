@@ -257,7 +257,7 @@ describe('the counter demo', () => {
     await page.goto(`${site.url}embed/counter/?workers=lots&colour=red`);
     await waitForCounter(page);
     const note = await page.getByRole('note').innerText();
-    expect(note).toContain('workers must be a number, not "lots"');
+    expect(note).toContain('workers must be a number, not “lots”');
     expect(note).toContain('unknown parameter colour ignored');
     await page.close();
   });

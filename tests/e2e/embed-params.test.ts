@@ -5,7 +5,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSql, waitForEngine } from './console-driver';
-import { firstMessage, startSite } from './site';
+import { backgroundLuminance, firstMessage, startSite } from './site';
 
 /** A button each demo shows once it has started, so its whole body is on the page. */
 const startedButton: Record<string, string> = {
@@ -19,20 +19,6 @@ const engineFile = /\.wasm$|\.data$|pgdata\.tar\.gz$/;
 async function waitForDemo(page: Page, demo: string): Promise<void> {
   await page.locator(`[data-demo="${demo}"][data-engine="ready"]`).waitFor({ timeout: 120_000 });
   await page.getByRole('button', { name: startedButton[demo], exact: true }).waitFor();
-}
-
-/** The relative luminance of the page's background, 0 (black) to 1 (white). */
-function backgroundLuminance(page: Page): Promise<number> {
-  return page.evaluate(() => {
-    const [r, g, b] = getComputedStyle(document.body)
-      .backgroundColor.match(/\d+(\.\d+)?/g)!
-      .slice(0, 3)
-      .map((c) => {
-        const v = Number(c) / 255;
-        return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
-      });
-    return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
-  });
 }
 
 describe('the parameters every embed takes', () => {

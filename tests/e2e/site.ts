@@ -2,7 +2,7 @@
 // Chromium. `npm test` builds the site before these run.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Frame, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser';
 import { serveStatic, type StaticServer } from '../support/static-server';
 
@@ -63,4 +63,18 @@ export async function firstMessage(
     );
   await page.waitForFunction(find, [type, demo] as [string, string], { timeout: 120_000 });
   return page.evaluate(find, [type, demo] as [string, string]);
+}
+
+/** The relative luminance of a page's or frame's background, 0 (black) to 1 (white). */
+export function backgroundLuminance(target: Page | Frame): Promise<number> {
+  return target.evaluate(() => {
+    const [r, g, b] = getComputedStyle(document.body)
+      .backgroundColor.match(/\d+(\.\d+)?/g)!
+      .slice(0, 3)
+      .map((c) => {
+        const v = Number(c) / 255;
+        return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+      });
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+  });
 }

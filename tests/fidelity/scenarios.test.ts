@@ -1,7 +1,8 @@
 // Every scenario in content/scenarios/, with every combination of its choices, played on a
 // real PostgreSQL 18 and on PGlite through the session layer: each claim must hold on the
-// server's output, and PGlite's run must agree with the server's step by step. A choice
-// the browser cannot show is played from its recording, which must match the server.
+// server's output, and PGlite's run must agree with the server's step by step. Every
+// choice's recording (`npm run record`) must match what the server prints now; a choice the
+// browser cannot show is played from it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodePgliteEngine } from '../../src/engine/pglite/node';
 import { startTestServer, type TestServer } from '../../src/engine/server/server';
@@ -57,11 +58,18 @@ describe.each(scenarioIds())('scenario %s', (id) => {
       expect(onServer.filter((e) => e.status !== 'waiting')).toHaveLength(
         new Set(onServer.map((e) => e.step)).size,
       );
-      if (isRecorded(scenario, selection)) {
-        const recorded = recordedRun(recording, scenario, selection);
-        expect(recorded, 'a recording (run `npm run record`)').toBeDefined();
-        expect(comparable(recorded!)).toEqual(comparable(onServer));
-      } else {
+      // Every choice has its recording (the handouts print them), made with the default
+      // numbers, and it must still be what the server prints with them.
+      const recorded = recordedRun(recording, scenario, selection);
+      expect(recorded, 'a recording of this choice (run `npm run record`)').toBeDefined();
+      const defaults = defaultSelection(scenario).parameters;
+      const atDefaults = scenario.parameters.every(
+        (p) => selection.parameters[p.id] === defaults[p.id],
+      )
+        ? onServer
+        : await playRun(server.engine, scenario, { ...selection, parameters: defaults });
+      expect(comparable(recorded!)).toEqual(comparable(atDefaults));
+      if (!isRecorded(scenario, selection)) {
         const onPglite = await playRun(pglite, scenario, selection);
         expect(failedClaims(onPglite)).toEqual([]);
         expect(comparable(onPglite)).toEqual(comparable(onServer));

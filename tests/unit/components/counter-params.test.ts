@@ -24,21 +24,35 @@ describe('readCounterParams', () => {
     expect({ paused, moment, problems }).toEqual({ paused: true, moment: null, problems: [] });
   });
 
-  it('names each bad or unknown parameter in words and keeps the defaults', () => {
-    const { settings, paused, problems } = readCounterParams(
+  it('names each bad or unknown parameter by kind and keeps the defaults', () => {
+    const { settings, paused, reasons, problems } = readCounterParams(
       '?workers=lots&shape=sideways&speed=100&colour=red&paused=maybe',
     );
     expect(settings.workers).toBe(defaultSettings.workers);
     expect(settings.shape).toBe('hold');
     expect(settings.speed).toBe(8);
     expect(paused).toBe(false);
-    expect(problems).toEqual([
-      'unknown parameter colour ignored',
-      'paused must be 1 or 0, not "maybe"; not paused',
-      'workers must be a number, not "lots"; using 4',
-      'shape must be hold or claim-close, not "sideways"; using hold',
-      'speed 100 is outside 0.25–8; using 8',
+    expect(reasons.map((r) => [r.kind, r.name])).toEqual([
+      ['not-a-number', 'workers'],
+      ['not-an-option', 'shape'],
+      ['out-of-range', 'speed'],
+      ['unknown-parameter', 'colour'],
+      ['not-a-flag', 'paused'],
     ]);
+    expect(problems).toHaveLength(5);
+  });
+
+  it('reads the pool and upload settings the counter’s controls have', () => {
+    const { settings, reasons } = readCounterParams(
+      '?uploads=6.5&pool_size=3&max_overflow=0&pre_ping=1',
+    );
+    expect(reasons).toEqual([]);
+    expect(settings).toMatchObject({
+      uploadRate: 6.5,
+      poolSize: 3,
+      maxOverflow: 0,
+      poolPrePing: true,
+    });
   });
 
   it('leaves the parameters every embed takes to readEmbedParams', () => {

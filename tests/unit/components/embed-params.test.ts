@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { describeEmbedProblem, readEmbedParams } from '../../../src/components/embed-params';
-import { resolveTheme } from '../../../src/components/theme';
+import { embedParameters, readEmbedParams } from '../../../src/components/embed-params';
+import { resolveTheme, themeChoices } from '../../../src/components/theme';
+import { describeParamProblem } from '../../../src/components/url-params';
 
 describe('readEmbedParams', () => {
   it('gives the defaults when the address says nothing', () => {
@@ -20,14 +21,15 @@ describe('readEmbedParams', () => {
       problems: [],
     });
     expect(readEmbedParams('?theme=light&present').present).toBe(true);
-    expect(readEmbedParams('?theme=auto&present=0')).toMatchObject({
+    expect(readEmbedParams('?theme=auto&present=0&load=view')).toMatchObject({
       theme: 'auto',
+      startOnClick: false,
       present: false,
       problems: [],
     });
   });
 
-  it('keeps each default and names the value it could not use', () => {
+  it('keeps each default and names the value it could not use, by kind', () => {
     const { theme, startOnClick, present, problems } = readEmbedParams(
       '?theme=purple&load=eager&present=yes',
     );
@@ -36,20 +38,27 @@ describe('readEmbedParams', () => {
       startOnClick: false,
       present: false,
     });
-    expect(problems).toEqual([
-      { kind: 'invalid-value', name: 'theme', value: 'purple' },
-      { kind: 'invalid-value', name: 'load', value: 'eager' },
-      { kind: 'invalid-value', name: 'present', value: 'yes' },
+    expect(problems.map((p) => [p.kind, p.name, p.value])).toEqual([
+      ['not-an-option', 'theme', 'purple'],
+      ['not-an-option', 'load', 'eager'],
+      ['not-a-flag', 'present', 'yes'],
     ]);
   });
 
   it('says what became of a bad value in one sentence that names it', () => {
     const { problems } = readEmbedParams('?theme=purple&load=eager&present=yes');
-    const sentences = problems.map(describeEmbedProblem);
+    const sentences = problems.map(describeParamProblem);
     expect(sentences[0]).toContain('theme=purple');
     expect(sentences[1]).toContain('load=eager');
     expect(sentences[2]).toContain('yes');
     for (const sentence of sentences) expect(sentence).not.toMatch(/[.\n]/);
+  });
+
+  it('documents the theme choices ThemeScript applies', () => {
+    const theme = embedParameters.find((p) => p.name === 'theme');
+    expect(theme?.kind === 'choice' && theme.options.map((o) => o.value)).toEqual([
+      ...themeChoices,
+    ]);
   });
 });
 

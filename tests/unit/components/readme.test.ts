@@ -1,5 +1,5 @@
-// The README lists every demo and the URL parameters of each scenario demo, as the
-// registry and the scenario files define them.
+// The README lists every demo, the URL parameters of each tool demo with their ranges, and
+// those of each scenario demo, as the registry and the scenario files define them.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { demos } from '../../../src/components/demo-list';
@@ -12,8 +12,19 @@ describe('README.md', () => {
     for (const demo of demos) expect(readme).toContain(`\`${demo.id}\``);
   });
 
+  it('names every parameter of every tool demo, with its range or its options', () => {
+    for (const demo of demos) {
+      if (demo.kind !== 'tool') continue;
+      for (const p of demo.parameters) {
+        if (p.kind === 'number') expect(readme).toContain(`\`${p.name}\` (${p.min}–${p.max}`);
+        else if (p.kind === 'flag') expect(readme).toContain(`\`${p.name}=1\``);
+        else for (const o of p.options) expect(readme).toContain(`\`${o.value}\``);
+      }
+    }
+  });
+
   it('names every choice, option and number of every scenario demo', () => {
-    for (const demo of demos.filter((d) => d.scenario)) {
+    for (const demo of demos.filter((d) => d.kind === 'scenario')) {
       const scenario = loadScenario(demo.id);
       for (const choice of scenario.choices) {
         expect(readme).toContain(`${choice.id}=`);

@@ -32,7 +32,7 @@ describe('the chapters', () => {
     for (const { tag, id } of placedDemos(c.body)) {
       const demo = demos.find((d) => d.id === id);
       expect(demo, `${tag} ${id}`).toBeDefined();
-      if (tag === 'ScenarioDemo') expect(demo!.scenario, `${id} is a scenario demo`).toBe(true);
+      if (tag === 'ScenarioDemo') expect(demo!.kind, `${id} is a scenario demo`).toBe('scenario');
     }
   });
 
