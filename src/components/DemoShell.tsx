@@ -48,11 +48,26 @@ export interface ReadyMessage {
   demo: string;
 }
 
+/** The message an embedded exercise sends its parent page once its goal is reached. */
+export interface SolvedMessage {
+  type: 'seat-ledger:solved';
+  demo: string;
+}
+
+/** Tells the embedding page, if there is one, that `demo` is solved. */
+export function tellSolved(demo: string): void {
+  if (window.parent === window) return;
+  const message: SolvedMessage = { type: 'seat-ledger:solved', demo };
+  window.parent.postMessage(message, '*');
+}
+
 interface DemoShellProps {
   /** The demo's stable id, e.g. `console`: it is also its `/embed/<id>/` URL. */
   demo: string;
   /** Rendered inside an iframe: report height changes to the parent page. */
   embed?: boolean;
+  /** Shown at the top whatever the engine's state, e.g. an exercise's goal. */
+  intro?: ReactNode;
   children: (context: DemoContext) => ReactNode;
 }
 
@@ -77,7 +92,7 @@ const serverSearch = () => null;
  * applies presentation mode (`present=1`), names the shared URL parameters it could not
  * use, and in an embed tells the parent page its height and when it is ready.
  */
-export function DemoShell({ demo, embed = false, children }: DemoShellProps) {
+export function DemoShell({ demo, embed = false, intro, children }: DemoShellProps) {
   const rootRef = useRef<HTMLDivElement>(null);
   const [state, setState] = useState<EngineState>('idle');
   const [progress, setProgress] = useState<StartProgress | null>(null);
@@ -191,6 +206,7 @@ export function DemoShell({ demo, embed = false, children }: DemoShellProps) {
       data-demo={demo}
       data-engine={state}
     >
+      {intro}
       <AddressProblems problems={params?.problems.map(describeEmbedProblem) ?? []} />
       {showBody ? (
         children({ engine, state, progress, restart, setRootData, announceReady })

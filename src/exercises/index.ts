@@ -17,3 +17,8 @@ export function exerciseById(id: string): Exercise | undefined {
 export function exerciseDemoId(id: string): string {
   return `exercise/${id}`;
 }
+
+/** `getStaticPaths` for the routes with one page per exercise. */
+export function exerciseStaticPaths() {
+  return exercises.map((exercise) => ({ params: { id: exercise.id }, props: { exercise } }));
+}

@@ -7,7 +7,10 @@ import { scenarioSchema, type Scenario } from '../scenario/schema';
 export const checkSession = 'check';
 
 /** `source` (a scenario file's fields, without the check session) checked by the schema. */
-export function exerciseScenario(id: string, source: { sessions: object[] }): Scenario {
+export function exerciseScenario(
+  id: string,
+  source: { sessions: object[]; [field: string]: unknown },
+): Scenario {
   const parsed = scenarioSchema.safeParse({
     ...source,
     sessions: [
