@@ -288,3 +288,17 @@ function limitProblems(scenario: Scenario, locate: (p: PropertyKey[]) => number)
   );
   return problems;
 }
+
+/**
+ * The id a scenario of your own plays under, from its text: its tables' schema and its
+ * stored answers are its own, apart from another scenario's on the same page.
+ */
+export function scenarioIdFor(text: string): string {
+  // FNV-1a, 32 bits: short, and the same text always gives the same id.
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return `custom-${hash.toString(16).padStart(8, '0')}`;
+}

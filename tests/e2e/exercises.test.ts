@@ -4,6 +4,7 @@
 // settings), and a wrong move seen as not solving it.
 import type { Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { embedOnCoursePage, messageArrives, messagesOf } from './course-page';
 import { startSite } from './site';
 
 /** Waits until exercise `id` has its sessions in the starting state and has checked once. */
@@ -77,19 +78,7 @@ describe('the exercises in the browser', () => {
 
   it('solves free-dead-tuples by keyboard in its embed, and the parent hears seat-ledger:solved', async () => {
     const page = await site.newPage({ width: 1000, height: 900 });
-    await page.setContent('<!doctype html><title>A course page</title><h1>A course page</h1>');
-    await page.evaluate((src) => {
-      const w = window as unknown as { messages: unknown[] };
-      w.messages = [];
-      addEventListener('message', (e) => w.messages.push(e.data));
-      const frame = document.createElement('iframe');
-      frame.src = src;
-      frame.title = 'An exercise';
-      frame.style.width = '960px';
-      frame.style.height = '2400px';
-      document.body.append(frame);
-    }, `${site.url}embed/exercise/free-dead-tuples/`);
-    const frame = (await (await page.locator('iframe').elementHandle())!.contentFrame())!;
+    const frame = await embedOnCoursePage(page, `${site.url}embed/exercise/free-dead-tuples/`);
     await waitForExercise(frame, 'free-dead-tuples');
     expect(await frame.locator('[data-solved]').first().getAttribute('data-solved')).toBe('no');
     expect((await checks(frame))[0]).toMatch(/^✗.*40 are dead but not yet removable/s);
@@ -112,14 +101,8 @@ describe('the exercises in the browser', () => {
     await frame.locator('[data-solved="yes"]').waitFor({ timeout: 30_000 });
     expect((await checks(frame)).every((c) => c.startsWith('✓'))).toBe(true);
     await frame.getByRole('note').filter({ hasText: 'Solved.' }).waitFor();
-    await page.waitForFunction(() =>
-      (window as unknown as { messages: { type?: string; demo?: string }[] }).messages.some(
-        (m) => m?.type === 'seat-ledger:solved' && m.demo === 'exercise/free-dead-tuples',
-      ),
-    );
-    const messages = await page.evaluate(
-      () => (window as unknown as { messages: { type?: string }[] }).messages,
-    );
+    await messageArrives(page, 'seat-ledger:solved', 'exercise/free-dead-tuples');
+    const messages = await messagesOf(page);
     expect(messages.filter((m) => m.type === 'seat-ledger:solved')).toHaveLength(1);
     expect(messages.some((m) => m.type === 'seat-ledger:resize')).toBe(true);
     await page.close();

@@ -8,6 +8,7 @@ import { dryRun } from '../../src/components/scenario-lab/dry-run';
 import { readScenarioSource } from '../../src/components/scenario-source';
 import type { Scenario } from '../../src/scenario/schema';
 import { bothEngines } from '../support/both-engines';
+import { goesOnSource } from '../support/custom-scenarios';
 import { comparable, failedClaims, playRun } from '../support/scenario-runs';
 
 const templateText = readFileSync(
@@ -24,44 +25,7 @@ function scenarioOf(text: string, id: string): Scenario {
 const template = scenarioOf(templateText, 'lab-template');
 
 /** Two sessions; alice, parked once bob runs, is asked to go on: the browser refuses. */
-const goesOn = scenarioOf(
-  `title: A parked transaction goes on
-summary: Alice writes, Bob reads, Alice reads again.
-lesson: A parked transaction can only end.
-sessions:
-  - name: alice
-  - name: bob
-setup: CREATE TABLE t (id int); INSERT INTO t VALUES (1);
-teardown: DROP TABLE t;
-choices:
-  - id: alice-reads
-    label: Whether Alice reads again
-    options:
-      - { value: 'no', label: She commits }
-      - { value: 'yes', label: She reads again }
-steps:
-  - session: alice
-    sql: BEGIN; UPDATE t SET id = 2;
-    say: Alice writes, in a transaction she keeps open.
-  - session: bob
-    sql: SELECT count(*) FROM t;
-    say: Bob reads.
-    claims:
-      - says: Bob sees one row
-        rows: { equals: [[1]] }
-      - says: Bob sees two rows (wrong on purpose)
-        when: { alice-reads: 'no' }
-        rows: { equals: [[2]] }
-  - session: alice
-    when: { alice-reads: 'yes' }
-    sql: SELECT id FROM t;
-    say: Alice reads in her open transaction.
-  - session: alice
-    sql: COMMIT;
-    say: Alice commits.
-`,
-  'lab-goes-on',
-);
+const goesOn = scenarioOf(goesOnSource, 'lab-goes-on');
 
 /** Bob waits for Alice, who never ends her transaction. */
 const stuck = scenarioOf(
