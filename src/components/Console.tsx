@@ -101,8 +101,11 @@ export interface AdoptedSession {
   session: Session;
   /** Its pg_stat_activity state when it was handed over. */
   state?: string;
-  /** A statement the demo sent that has not answered yet: the tab is busy until `done`. */
-  pending?: { what: string; done: Promise<void> };
+  /**
+   * A statement the demo sent that has not answered yet: the tab is busy until `done`;
+   * `shownIn` says where its answer is shown (the demo's lane, by default).
+   */
+  pending?: { what: string; done: Promise<void>; shownIn?: string };
   /** What its editor holds at first, instead of the words for its state. */
   sql?: string;
 }
@@ -459,7 +462,7 @@ interface SessionPanelProps {
   onReset: () => Promise<void>;
   resetLabel: string;
   /** The demo's statement still waiting on this tab's session, when it was handed over. */
-  demoPending?: { what: string; done: Promise<void> };
+  demoPending?: AdoptedSession['pending'];
   onRunStart: (key: number) => void;
   onRunEnd: (key: number) => void;
   onRan?: (run: FinishedRun) => void;
@@ -507,7 +510,9 @@ function SessionPanel({
     void demoPending?.done.then(() => {
       if (!alive) return;
       setInherited(false);
-      setStatus(`${capital(demoPending.what)} has answered (its output is in the demo's lane).`);
+      setStatus(
+        `${capital(demoPending.what)} has answered (its output is ${demoPending.shownIn ?? "in the demo's lane"}).`,
+      );
     });
     return () => {
       alive = false;

@@ -35,9 +35,19 @@ export function Exercise({ id, embed = false, heading = false }: ExerciseProps) 
       {(context) => (
         <div className="exercise">
           {exercise.kind === 'sessions' ? (
-            <SessionsBody exercise={exercise} context={context} embed={embed} />
+            <SessionsBody
+              exercise={exercise}
+              context={context}
+              embed={embed}
+              level={heading ? 3 : 2}
+            />
           ) : (
-            <SlotsBody exercise={exercise} context={context} embed={embed} />
+            <SlotsBody
+              exercise={exercise}
+              context={context}
+              embed={embed}
+              level={heading ? 3 : 2}
+            />
           )}
         </div>
       )}

@@ -229,22 +229,3 @@ describe('the exercises', () => {
     });
   });
 });
-
-describe('the exercise registry', () => {
-  it('gives every exercise a unique id, hints and checks', () => {
-    expect(new Set(exercises.map((e) => e.id)).size).toBe(exercises.length);
-    for (const e of exercises) {
-      expect(e.hints.length).toBeGreaterThan(0);
-      expect(e.checks.length).toBeGreaterThan(0);
-    }
-  });
-
-  it('gives every console tab and solution step a session of the exercise', () => {
-    for (const e of exercises.filter((x): x is SessionsExercise => x.kind === 'sessions')) {
-      const names = e.scenario.sessions.map((s) => s.name);
-      for (const t of e.tabs) expect(names).toContain(t.session);
-      for (const s of e.solution.steps) expect(e.tabs.map((t) => t.session)).toContain(s.session);
-      expect(names).toContain(e.checkSession);
-    }
-  });
-});

@@ -10,6 +10,7 @@ export function CheckPanel({
   context,
   onCheck,
   canCheck,
+  level,
 }: {
   exercise: Exercise;
   view: ChecksView;
@@ -17,7 +18,10 @@ export function CheckPanel({
   context: CheckContext | null;
   onCheck: () => void;
   canCheck: boolean;
+  /** The level of its heading: under the page's h1, or under an embed's h2. */
+  level: 2 | 3;
 }) {
+  const Heading = level === 2 ? 'h2' : 'h3';
   const ids = useId();
   const { report, checking, solved, failure } = view;
   const held = report?.outcomes.filter((o) => o.held).length ?? 0;
@@ -33,7 +37,7 @@ export function CheckPanel({
     .filter((sql): sql is string => sql !== null);
   return (
     <section className="exercise-check" aria-labelledby={`${ids}-goal`}>
-      <h3 id={`${ids}-goal`}>Checks</h3>
+      <Heading id={`${ids}-goal`}>Checks</Heading>
       <p
         className={solved ? 'exercise-status exercise-solved' : 'exercise-status'}
         role="status"

@@ -2,14 +2,15 @@
 import { useId, useState } from 'react';
 import type { Exercise } from '../../exercises/types';
 
-export function Help({ exercise }: { exercise: Exercise }) {
+export function Help({ exercise, level }: { exercise: Exercise; level: 2 | 3 }) {
+  const Heading = level === 2 ? 'h2' : 'h3';
   const ids = useId();
   const [shown, setShown] = useState(0);
   const [solution, setSolution] = useState(false);
   const total = exercise.hints.length;
   return (
     <section className="exercise-help" aria-labelledby={`${ids}-help`}>
-      <h3 id={`${ids}-help`}>Stuck?</h3>
+      <Heading id={`${ids}-help`}>Stuck?</Heading>
       <ol className="exercise-hints" aria-live="polite">
         {exercise.hints.slice(0, shown).map((hint, i) => (
           <li key={i}>{hint}</li>

@@ -18,10 +18,13 @@ export function SessionsBody({
   exercise,
   context,
   embed,
+  level,
 }: {
   exercise: SessionsExercise;
   context: DemoContext;
   embed: boolean;
+  /** The level of its sections' headings. */
+  level: 2 | 3;
 }) {
   const { engine, setRootData } = context;
   const [run, setRun] = useState<SessionsExerciseRun | null>(null);
@@ -140,6 +143,7 @@ export function SessionsBody({
           ? {
               pending: {
                 what: `${tab.session}'s statement, sent by the exercise,`,
+                shownIn: 'above the console',
                 done: run.leftRunning!.then(
                   () => {},
                   () => {},
@@ -232,6 +236,7 @@ export function SessionsBody({
       ) : null}
 
       <CheckPanel
+        level={level}
         exercise={exercise}
         view={view}
         context={run ? { pids: run.pids, answer: null } : null}
@@ -239,7 +244,7 @@ export function SessionsBody({
         canCheck={phase === 'ready'}
       />
 
-      <Help exercise={exercise} />
+      <Help exercise={exercise} level={level} />
     </>
   );
 }

@@ -26,10 +26,13 @@ export function SlotsBody({
   exercise,
   context,
   embed,
+  level,
 }: {
   exercise: SlotsExercise;
   context: DemoContext;
   embed: boolean;
+  /** The level of its sections' headings. */
+  level: 2 | 3;
 }) {
   const { engine, setRootData, announceReady } = context;
   const ids = useId();
@@ -181,6 +184,7 @@ export function SlotsBody({
       ) : null}
 
       <CheckPanel
+        level={level}
         exercise={exercise}
         view={view}
         context={{ pids: {}, answer: null }}
@@ -193,7 +197,7 @@ export function SlotsBody({
         is PostgreSQL’s own.
       </p>
 
-      <Help exercise={exercise} />
+      <Help exercise={exercise} level={level} />
     </>
   );
 }
