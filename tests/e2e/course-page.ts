@@ -40,6 +40,6 @@ export async function messageArrives(page: Page, type: string, demo: string): Pr
         (m) => m?.type === type && m.demo === demo,
       ),
     [type, demo] as const,
-    { timeout: 60_000 },
+    { timeout: 120_000 },
   );
 }

@@ -61,7 +61,7 @@ describe('your own scenario', () => {
 
     // A course page on its own, with the link in an iframe.
     const frame = await embedOnCoursePage(page, url);
-    await frame.getByRole('heading', { name: title }).waitFor({ timeout: 60_000 });
+    await frame.getByRole('heading', { name: title }).waitFor({ timeout: 120_000 });
     await frame
       .locator('[data-demo="scenario"][data-engine="ready"][data-busy="no"]')
       .waitFor({ timeout: 120_000 });
