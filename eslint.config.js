@@ -77,6 +77,12 @@ export default defineConfig(
     'The spec runner works over any engine through the Engine interface (src/engine/types.ts).',
   ),
   layer(
+    'exercises',
+    ['engine/pglite', 'engine/server', 'engine/page', 'viz', 'components', 'pages'],
+    [...views, ...drivers],
+    'Exercises are data and checks over the Engine interface; pages and components read them.',
+  ),
+  layer(
     'viz',
     ['engine', 'sim', 'spec', 'components', 'pages'],
     ['react', 'react-dom', 'react/*', 'react-dom/*', '@codemirror/*', ...drivers],

@@ -101,8 +101,21 @@ export interface AdoptedSession {
   session: Session;
   /** Its pg_stat_activity state when it was handed over. */
   state?: string;
-  /** A statement the demo sent that has not answered yet: the tab is busy until `done`. */
-  pending?: { what: string; done: Promise<void> };
+  /**
+   * A statement the demo sent that has not answered yet: the tab is busy until `done`;
+   * `shownIn` says where its answer is shown (the demo's lane, by default).
+   */
+  pending?: { what: string; done: Promise<void>; shownIn?: string };
+  /** What its editor holds at first, instead of the words for its state. */
+  sql?: string;
+}
+
+/** A run a tab finished, for a page that checks what the reader did (an exercise). */
+export interface FinishedRun {
+  session: Session;
+  /** PostgreSQL's answer: every statement's result; with `errorCode`, those before the error. */
+  result: QueryResult | null;
+  errorCode?: string;
 }
 
 /**
@@ -118,10 +131,13 @@ export function ConsoleBody({
   setRootData,
   adopt,
   onReset,
+  onRan,
   startingSql = STARTING_SQL,
 }: DemoContext & {
   startingSql?: string;
   adopt?: AdoptedSession[];
+  /** Hears every run a tab finishes, with PostgreSQL's answer. */
+  onRan?: (run: FinishedRun) => void;
   /** Replaces Reset (the engine restarted): the demo that handed its sessions over restarts. */
   onReset?: () => Promise<void>;
 }) {
@@ -133,6 +149,7 @@ export function ConsoleBody({
       session: a.session,
       state: a.state,
       pending: a.pending,
+      sql: a.sql,
     })),
   );
   const nextKeyRef = useRef(Math.max(1, adopted.length));
@@ -393,7 +410,7 @@ export function ConsoleBody({
             active={tab.key === activeKey}
             initialSql={
               adoptedTab
-                ? adoptedSql(adoptedTab.state, !!adoptedTab.pending)
+                ? (adoptedTab.sql ?? adoptedSql(adoptedTab.state, !!adoptedTab.pending))
                 : !adopted.length && tab.key === tabs[0]?.key
                   ? startingSql
                   : ''
@@ -414,6 +431,7 @@ export function ConsoleBody({
             resetLabel={onReset ? 'Restart the demo' : 'Reset'}
             onRunStart={onRunStart}
             onRunEnd={onRunEnd}
+            onRan={onRan}
           />
         );
       })}
@@ -444,9 +462,10 @@ interface SessionPanelProps {
   onReset: () => Promise<void>;
   resetLabel: string;
   /** The demo's statement still waiting on this tab's session, when it was handed over. */
-  demoPending?: { what: string; done: Promise<void> };
+  demoPending?: AdoptedSession['pending'];
   onRunStart: (key: number) => void;
   onRunEnd: (key: number) => void;
+  onRan?: (run: FinishedRun) => void;
 }
 
 /** One session's tab panel: its own editor, history, output and running state. */
@@ -471,6 +490,7 @@ function SessionPanel({
   demoPending,
   onRunStart,
   onRunEnd,
+  onRan,
 }: SessionPanelProps) {
   const editorRef = useRef<HTMLDivElement>(null);
   const viewRef = useRef<EditorView | null>(null);
@@ -490,7 +510,9 @@ function SessionPanel({
     void demoPending?.done.then(() => {
       if (!alive) return;
       setInherited(false);
-      setStatus(`${capital(demoPending.what)} has answered (its output is in the demo's lane).`);
+      setStatus(
+        `${capital(demoPending.what)} has answered (its output is ${demoPending.shownIn ?? "in the demo's lane"}).`,
+      );
     });
     return () => {
       alive = false;
@@ -518,8 +540,10 @@ function SessionPanel({
     setStatus('Running…');
     onRunStart(tab.key);
     let next: Outcome;
+    let ranOn: Session | undefined;
     try {
       const session = await openSession(tab);
+      ranOn = session;
       next = { kind: 'done', result: await runScript(session, query) };
     } catch (error) {
       next = toOutcome(error, query);
@@ -530,7 +554,8 @@ function SessionPanel({
     setStatus(statusFor(next));
     setRunning(false);
     onRunEnd(tab.key);
-  }, [openSession, forgetSession, onRunStart, onRunEnd, running, resetting, tab]);
+    if (ranOn) onRan?.(finishedRun(ranOn, next));
+  }, [openSession, forgetSession, onRunStart, onRunEnd, onRan, running, resetting, tab]);
 
   useEffect(() => {
     runRef.current = () => void runQuery();
@@ -795,6 +820,13 @@ function toOutcome(error: unknown, query: string): Outcome {
     return { kind: 'not-expressible', message: error.message };
   if (error instanceof EngineGoneError) return { kind: 'gone', message: error.message };
   return { kind: 'unexpected' };
+}
+
+function finishedRun(session: Session, outcome: Outcome): FinishedRun {
+  if (outcome.kind === 'done') return { session, result: outcome.result };
+  if (outcome.kind === 'pg-error')
+    return { session, result: outcome.partial, errorCode: outcome.error.code };
+  return { session, result: null };
 }
 
 function statusFor(outcome: Outcome): string {

@@ -41,11 +41,18 @@ export interface DemoContext {
   present: boolean;
 }
 
+/** Tells the embedding page, if there is one, that `demo` (e.g. an exercise) is solved. */
+export function tellSolved(demo: string): void {
+  postToParent({ type: 'seat-ledger:solved', demo });
+}
+
 interface DemoShellProps {
   /** The demo's stable id, e.g. `console`: it is also its `/embed/<id>/` URL. */
   demo: string;
   /** Rendered inside an iframe: report height changes to the parent page. */
   embed?: boolean;
+  /** Shown at the top whatever the engine's state, e.g. an exercise's goal. */
+  intro?: ReactNode;
   children: (context: DemoContext) => ReactNode;
 }
 
@@ -70,7 +77,7 @@ const serverSearch = () => null;
  * applies presentation mode (`present=1`), names the shared URL parameters it could not
  * use, and in an embed tells the parent page its height and when it is ready.
  */
-export function DemoShell({ demo, embed = false, children }: DemoShellProps) {
+export function DemoShell({ demo, embed = false, intro, children }: DemoShellProps) {
   const rootRef = useRef<HTMLDivElement>(null);
   const [state, setState] = useState<EngineState>('idle');
   const [progress, setProgress] = useState<StartProgress | null>(null);
@@ -188,6 +195,7 @@ export function DemoShell({ demo, embed = false, children }: DemoShellProps) {
       data-demo={demo}
       data-engine={state}
     >
+      {intro}
       <AddressProblems problems={params?.problems.map(describeParamProblem) ?? []} />
       {showBody ? (
         children({

@@ -25,7 +25,10 @@ export interface StepMessage {
   of: number;
 }
 
-/** Every step of a scenario has run and every claim it makes held on the reader's PostgreSQL. */
+/**
+ * Solved: every step of a scenario demo has run and every claim it makes held on the
+ * reader's PostgreSQL, or an exercise's checks all held (`demo` is `exercise/<id>`).
+ */
 export interface SolvedMessage {
   type: 'seat-ledger:solved';
   demo: string;
@@ -50,6 +53,10 @@ export const embedMessageDocs: readonly { example: EmbedMessage; when: string }[
   {
     example: { type: 'seat-ledger:solved', demo: 'skip-locked' },
     when: 'scenario demos: when every step has run and every claim held',
+  },
+  {
+    example: { type: 'seat-ledger:solved', demo: 'exercise/free-dead-tuples' },
+    when: 'exercises: once, when every check of the exercise holds on the reader’s PostgreSQL',
   },
 ];
 
