@@ -27,6 +27,7 @@ export function describeSession(info: SessionInfo | undefined): string {
   if (info.xid) {
     parts.push(`XID ${info.xid}${info.emulated ? ' (emulated: snapshot held)' : ''}`);
   }
+  if (info.replayedFrom) parts.push(`replayed to go on (modelled; was XID ${info.replayedFrom})`);
   if (info.waitEventType) {
     const what = info.waitEvent ? `${info.waitEventType}/${info.waitEvent}` : info.waitEventType;
     parts.push(

@@ -2,21 +2,8 @@
 // PostgreSQL 18: the answer must be the server's, or a refusal that names its kind.
 import { describe, expect, it } from 'vitest';
 import type { Engine, Session } from '../../src/engine/types';
-import { answer } from '../support/answer';
+import { answer, within } from '../support/answer';
 import { bothEngines } from '../support/both-engines';
-
-/** Resolves to `p`'s answer, or to `waiting` if it has none after `ms`. */
-async function within(p: Promise<unknown>, ms: number): Promise<unknown> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise((resolve) => {
-    timer = setTimeout(() => resolve('waiting'), ms);
-  });
-  try {
-    return await Promise.race([p, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 async function sessions(engine: Engine, n: number): Promise<Session[]> {
   const opened: Session[] = [];
