@@ -1,5 +1,5 @@
-// Shared set-up for browser tests: the built site (dist/) served on loopback and Debian's
-// Chromium. `npm test` builds the site before these run.
+// Shared set-up for browser tests: the built site (dist/) served on loopback and the
+// Chromium find-chromium.ts finds. `npm test` builds the site before these run.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
