@@ -1,12 +1,28 @@
 // Shared set-up for browser tests: the built site (dist/) served on loopback and the
 // Chromium find-chromium.ts finds. `npm test` builds the site before these run.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser';
 import { serveStatic, type StaticServer } from '../support/static-server';
 
 export const distDir = join(process.cwd(), 'dist');
+
+/** Every page the build wrote, as a path under the site's base (`lab/`, `embed/console/`). */
+export function builtPages(dir = distDir): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) return name === '_astro' ? [] : builtPages(full);
+    if (!name.endsWith('.html')) return [];
+    const path = relative(distDir, full).split(sep).join('/');
+    return [path === 'index.html' ? '' : path.replace(/index\.html$/, '')];
+  });
+}
+
+/** The built file of a page `builtPages` names. */
+export function builtFile(page: string): string {
+  return join(distDir, page === '' || page.endsWith('/') ? `${page}index.html` : page);
+}
 
 export async function startSite() {
   if (!existsSync(join(distDir, 'index.html'))) {

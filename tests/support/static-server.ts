@@ -19,6 +19,7 @@ const types: Record<string, string> = {
   '.gz': 'application/gzip',
   '.txt': 'text/plain; charset=utf-8',
   '.xml': 'application/xml',
+  '.webmanifest': 'application/manifest+json',
 };
 
 export interface StaticServer {
