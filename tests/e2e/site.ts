@@ -4,7 +4,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser';
-import { serveStatic, type StaticServer } from '../support/static-server';
+import { serveStatic, type HostOptions, type StaticServer } from '../support/static-server';
 
 export const distDir = join(process.cwd(), 'dist');
 
@@ -24,11 +24,12 @@ export function builtFile(page: string): string {
   return join(distDir, page === '' || page.endsWith('/') ? `${page}index.html` : page);
 }
 
-export async function startSite() {
+/** Serves dist/ (with what `host` adds) and starts Chromium. */
+export async function startSite(host: HostOptions = {}) {
   if (!existsSync(join(distDir, 'index.html'))) {
     throw new Error('dist/ is missing: run `npm run build` first (npm test does).');
   }
-  const server: StaticServer = await serveStatic(distDir);
+  const server: StaticServer = await serveStatic(distDir, '/', host);
   const chrome = await launchChromium();
   return {
     url: server.url,
