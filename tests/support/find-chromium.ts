@@ -58,15 +58,22 @@ export function chooseBrowser(machine: Machine): BrowserChoice {
   for (const variable of browserVariables) {
     const path = machine.env[variable];
     if (!path) continue;
-    if (path === 'packaged') return { kind: 'packaged' };
+    if (path === 'packaged') return packagedRuns(machine) ? { kind: 'packaged' } : none(machine);
     return machine.exists(path)
       ? { kind: 'variable', variable, path }
       : { kind: 'variable-missing', variable, path };
   }
   const installed = installPlaces(machine.platform, machine.home).find((p) => machine.exists(p));
   if (installed) return { kind: 'installed', path: installed };
-  // @sparticuz/chromium ships one build: Linux on x64.
-  if (machine.platform === 'linux' && machine.arch === 'x64') return { kind: 'packaged' };
+  return packagedRuns(machine) ? { kind: 'packaged' } : none(machine);
+}
+
+/** Whether the packaged Chromium runs here: @sparticuz/chromium ships one build, Linux on x64. */
+function packagedRuns(machine: Machine): boolean {
+  return machine.platform === 'linux' && machine.arch === 'x64';
+}
+
+function none(machine: Machine): BrowserChoice {
   return { kind: 'none', platform: machine.platform, arch: machine.arch };
 }
 

@@ -57,11 +57,17 @@ describe('chooseBrowser', () => {
     });
   });
 
-  it('picks the packaged Chromium when a variable says `packaged`', () => {
+  it('picks the packaged Chromium when a variable says `packaged`, where it runs', () => {
     const choice = chooseBrowser(
       machine({ env: { CHROMIUM_PATH: 'packaged' }, files: ['/usr/bin/chromium'] }),
     );
     expect(choice).toEqual({ kind: 'packaged' });
+    const onMac = machine({
+      env: { CHROMIUM_PATH: 'packaged' },
+      platform: 'darwin',
+      arch: 'arm64',
+    });
+    expect(chooseBrowser(onMac)).toMatchObject({ kind: 'none', platform: 'darwin' });
   });
 
   it('then tries the install places on Linux in order', () => {
