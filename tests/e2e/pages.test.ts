@@ -1,20 +1,7 @@
 import { AxeBuilder } from '@axe-core/playwright';
-import { readdirSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSql, waitForEngine } from './console-driver';
-import { distDir, firstResizeMessage, startSite } from './site';
-
-/** Every page the build wrote, as a path under the site's base (`lab/`, `embed/console/`). */
-function builtPages(dir = distDir): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) return name === '_astro' ? [] : builtPages(full);
-    if (!name.endsWith('.html')) return [];
-    const path = relative(distDir, full).split(sep).join('/');
-    return [path === 'index.html' ? '' : path.replace(/index\.html$/, '')];
-  });
-}
+import { builtPages, firstResizeMessage, startSite } from './site';
 
 const engineFile = /\.wasm$|\.data$|pgdata\.tar\.gz$/;
 
