@@ -47,14 +47,30 @@ const replayableVolatile = [
 const showsXids =
   /\b(?:xmin|xmax|age|mxid_age|pg_locks|pg_prepared_xacts|txid_\w+|pg_current_xact_id\w*|pg_current_snapshot|pg_snapshot_\w+|pg_xact_status|pg_visible_in_snapshot|backend_xid|backend_xmin|heap_page_items|pg_get_multixact_members|vacuum)\b/i;
 
-/** What PostgreSQL answered, as the replay compares it: every result, notice and error. */
+/** The most statements a transaction's log keeps; a longer transaction is not replayed. */
+const maxLogged = 500;
+
+/**
+ * What PostgreSQL answered, as the replay compares it: every result, notice and error,
+ * kept as a 53-bit hash of their text (cyrb53), so a long transaction's log stays small.
+ */
 export function answerKey(reply: BackendReply): string {
-  return JSON.stringify([
+  const text = JSON.stringify([
     reply.results.map((r) => [r.command, r.rowCount, r.fields, r.rows]),
     reply.notices.map((n) => [n.severity, n.code, n.message, n.detail, n.hint]),
     reply.error ? [reply.error.code, reply.error.message, reply.error.detail] : null,
     reply.status,
   ]);
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return `${text.length}:${(4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36)}`;
 }
 
 /** Adds `s`'s statement and its answer to its transaction's log (see `SessionRecord.xactLog`). */
@@ -65,7 +81,8 @@ export function logStatement(
   reply: BackendReply,
 ): void {
   if (s.xactLog === null || reply.status !== 'T') return;
-  if (splitStatements(sql).some(({ sql: statement }) => sessionObjects.test(statement))) {
+  const sessionObject = splitStatements(sql).some(({ sql: st }) => sessionObjects.test(st));
+  if (sessionObject || s.xactLog.length >= maxLogged) {
     s.xactLog = null;
     return;
   }
@@ -142,7 +159,10 @@ async function cannotReplay(ctx: LayerContext, s: SessionRecord): Promise<string
   const h = s.holding;
   if (h.kind !== 'parked') return 'it is not parked';
   if (s.xactLog === null) {
-    return 'it ran a statement whose answer came from the in-browser engine, or that belongs to the session';
+    return (
+      'it ran a statement whose answer came from the in-browser engine, one that belongs ' +
+      `to the session, or more than ${maxLogged} statements`
+    );
   }
   if (s.xactSnapshot === null) return 'its first snapshot was not recorded';
   if (ctx.shownXids.has(h.xid))
