@@ -856,6 +856,15 @@ function legendGlyph(
       o.append('path').attr('class', 'lock').attr('d', lockPath(12, -2));
       break;
     }
+    case 'worker':
+    case 'api':
+    case 'sweeper':
+      // The same icon the picture puts before a process's name.
+      g.append('path')
+        .attr('class', 'legend-icon')
+        .attr('d', icons[key])
+        .attr('transform', 'translate(1,1)');
+      break;
     case 'horizon':
       g.append('path')
         .attr('class', 'page-sheet')

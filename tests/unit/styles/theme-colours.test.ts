@@ -116,6 +116,7 @@ const pairs: [string, string, number][] = [
     [`--text`, `--state-${state}-ground`, text],
     [`--state-${state}`, `--state-${state}-ground`, text],
   ]),
+  ['--state-emulated', '--page', shape],
   // The counter picture: letters on tokens, labels, outlines and marks on their grounds.
   ['--cp-text', '--cp-ground', text],
   ['--cp-muted', '--cp-ground', text],
