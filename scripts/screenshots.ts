@@ -20,6 +20,7 @@ if (!existsSync(path.join(dist, 'index.html'))) {
 }
 
 const { startSite } = await import('../tests/e2e/site.ts');
+const { firstOutput } = await import('../tests/support/first-output.ts');
 
 interface Shot {
   name: string;
@@ -48,6 +49,20 @@ async function counterFull(page: Page): Promise<void> {
   await page.locator('.counter-frame').evaluate((el) => el.scrollIntoView({ block: 'start' }));
 }
 
+/** The page's first demo has started and shows PostgreSQL's first output. */
+async function demoShown(page: Page): Promise<void> {
+  const demo = page.locator('[data-demo]').first();
+  await demo.scrollIntoViewIfNeeded();
+  // An exercise has no first output of its own: its engine being ready is enough.
+  await firstOutput(page, demo, (await demo.getAttribute('data-demo'))!).catch((e: Error) => {
+    if (!e.message.startsWith('no first output known')) throw e;
+  });
+  await page.waitForTimeout(1000);
+  // The demo at the top of the screen. (A whole-page capture would resize the window for a
+  // moment, and a picture drawn for its width would be caught redrawing.)
+  await demo.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+}
+
 /** A scenario player has played its first step. */
 async function firstStep(page: Page): Promise<void> {
   const demo = page.locator('[data-demo][data-engine]').first();
@@ -68,12 +83,18 @@ const shots: Shot[] = [
   },
   { name: 'home', path: '' },
   { name: 'chapter-1', path: 'chapters/forty-minutes/', fullPage: true },
+  { name: 'chapter-1-demo', path: 'chapters/forty-minutes/', ready: demoShown },
   { name: 'chapter-6', path: 'chapters/a-connection-is-not-a-transaction/' },
   { name: 'horizon', path: 'demos/horizon/?state=rc-update', ready: firstStep },
   { name: 'teach', path: 'teach/', fullPage: true },
-  { name: 'demo-counter', path: 'demos/counter/', fullPage: true },
-  { name: 'exercise', path: 'exercises/free-dead-tuples/' },
-  { name: 'scenario-lab', path: 'lab/scenario/' },
+  { name: 'demo-counter', path: 'demos/counter/', ready: demoShown },
+  { name: 'exercise', path: 'exercises/free-dead-tuples/', ready: demoShown },
+  {
+    name: 'scenario-lab',
+    path: 'lab/scenario/',
+    ready: (page) => page.locator('.lab-scenario').waitFor({ timeout: 60_000 }),
+    fullPage: true,
+  },
 ];
 
 const sizes = [
