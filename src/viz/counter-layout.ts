@@ -784,7 +784,7 @@ function layoutLegend(
     ['waiting', 'dashed ring, lock: waiting on a lock'],
     ['emulated', 'dotted page: emulated: snapshot held'],
     ['aborted', 'struck page: aborted, awaiting ROLLBACK'],
-    ['free', 'free seats, counted'],
+    ['free', 'free seats'],
     ['reserved', 'R: reserved for superusers'],
     ['worker', 'worker'],
     ['api', 'API process'],
