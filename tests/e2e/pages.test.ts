@@ -2,6 +2,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { themeStorageKey } from '../../src/components/theme';
 import { runSql, waitForEngine } from './console-driver';
 import type { Page } from 'playwright-core';
 import { backgroundLuminance, distDir, firstResizeMessage, startSite } from './site';
@@ -18,6 +19,9 @@ function builtPages(dir = distDir): string[] {
 }
 
 const engineFile = /\.wasm$|\.data$|pgdata\.tar\.gz$/;
+
+/** A test that opens every page, one after another, demos starting: minutes on a busy machine. */
+const everyPage = 600_000;
 
 /** Opens `path` and waits until the islands that hydrate at load have drawn themselves. */
 async function open(page: Page, url: string): Promise<void> {
@@ -103,6 +107,7 @@ describe('the built site', () => {
       expect(violations).toEqual([]);
       await page.close();
     },
+    everyPage,
   );
 
   it('remembers the theme a reader picks in the header, and auto follows the system', async () => {
@@ -123,43 +128,55 @@ describe('the built site', () => {
     await page.close();
   });
 
-  it('fits a 360 px wide phone without sideways scrolling, on every page', async () => {
-    const page = await site.newPage({ width: 360, height: 740 });
-    const wide: { path: string; overflow: number }[] = [];
-    for (const path of builtPages()) {
-      await open(page, `${site.url}${path}`);
-      const overflow = await sidewaysOverflow(page);
-      if (overflow !== 0) wide.push({ path, overflow });
-    }
-    expect(wide).toEqual([]);
-    await page.close();
-  });
-
-  it('draws every page on a dark ground when the system asks for dark, and every embed with theme=dark', async () => {
-    const light: string[] = [];
-    const dark = await site.newPage();
-    await dark.emulateMedia({ colorScheme: 'dark' });
-    // The embeds are asked in words, on a system that prefers light.
-    const asked = await site.newPage();
-    await asked.emulateMedia({ colorScheme: 'light' });
-    for (const path of builtPages()) {
-      await open(dark, `${site.url}${path}`);
-      const ground = await backgroundLuminance(dark);
-      if (ground > 0.05) light.push(`/${path}: luminance ${ground.toFixed(2)}`);
-      if (path.startsWith('embed/')) {
-        await open(asked, `${site.url}${path}?theme=dark`);
-        const embedGround = await backgroundLuminance(asked);
-        if (embedGround > 0.05) light.push(`/${path}?theme=dark: ${embedGround.toFixed(2)}`);
+  it(
+    'fits a 360 px wide phone without sideways scrolling, on every page',
+    async () => {
+      const page = await site.newPage({ width: 360, height: 740 });
+      const wide: { path: string; overflow: number }[] = [];
+      for (const path of builtPages()) {
+        await open(page, `${site.url}${path}`);
+        const overflow = await sidewaysOverflow(page);
+        if (overflow !== 0) wide.push({ path, overflow });
       }
-    }
-    expect(builtPages().filter((p) => p.startsWith('embed/')).length).toBeGreaterThan(10);
-    expect(light).toEqual([]);
-    // And light is light: the check can tell the two apart.
-    await open(asked, `${site.url}chapters/`);
-    expect(await backgroundLuminance(asked)).toBeGreaterThan(0.9);
-    await dark.close();
-    await asked.close();
-  });
+      expect(wide).toEqual([]);
+      await page.close();
+    },
+    everyPage,
+  );
+
+  it(
+    'draws every page on a dark ground when the system asks for dark, and every embed with theme=dark',
+    async () => {
+      const light: string[] = [];
+      const dark = await site.newPage();
+      await dark.emulateMedia({ colorScheme: 'dark' });
+      // The embeds are asked in words, on a system that prefers light.
+      const asked = await site.newPage();
+      await asked.emulateMedia({ colorScheme: 'light' });
+      // The ground does not wait for PostgreSQL: no engine starts, and no saved choice counts.
+      for (const page of [dark, asked]) await page.route(engineFile, (route) => route.abort());
+      await asked.goto(`${site.url}chapters/`);
+      await asked.evaluate((key) => localStorage.removeItem(key), themeStorageKey);
+      for (const path of builtPages()) {
+        await open(dark, `${site.url}${path}`);
+        const ground = await backgroundLuminance(dark);
+        if (ground > 0.05) light.push(`/${path}: luminance ${ground.toFixed(2)}`);
+        if (path.startsWith('embed/')) {
+          await open(asked, `${site.url}${path}?theme=dark`);
+          const embedGround = await backgroundLuminance(asked);
+          if (embedGround > 0.05) light.push(`/${path}?theme=dark: ${embedGround.toFixed(2)}`);
+        }
+      }
+      expect(builtPages().filter((p) => p.startsWith('embed/')).length).toBeGreaterThan(10);
+      expect(light).toEqual([]);
+      // And light is light: the check can tell the two apart.
+      await open(asked, `${site.url}chapters/`);
+      expect(await backgroundLuminance(asked)).toBeGreaterThan(0.9);
+      await dark.close();
+      await asked.close();
+    },
+    everyPage,
+  );
 
   it('lets a chapter’s demo break out of the text column, and keeps text at reading width', async () => {
     const measure = (page: Page) =>
