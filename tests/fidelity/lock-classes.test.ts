@@ -83,11 +83,11 @@ async function waitPartWay(engine: Engine) {
   await holder!.query('BEGIN; UPDATE duo SET v = 1 WHERE id = 2');
   const string = answer(
     waiter!,
-    "BEGIN; UPDATE duo SET v = 2 WHERE id = 1; SET LOCAL lock_timeout = '300ms'; UPDATE duo SET v = 2 WHERE id = 2",
+    "BEGIN; UPDATE duo SET v = 2 WHERE id = 1; SET LOCAL lock_timeout = '2s'; UPDATE duo SET v = 2 WHERE id = 2",
   );
   const first = await within(string, 100);
   const locked = await answer(third!, 'SELECT id FROM duo WHERE id = 1 FOR UPDATE NOWAIT');
-  const after = await within(string, 3000);
+  const after = await within(string, 8000);
   await waiter!.query('ROLLBACK');
   await holder!.query('ROLLBACK');
   for (const s of [setup!, holder!, waiter!, third!]) await s.close();
