@@ -892,7 +892,13 @@ function NoticesView({ outcome }: { outcome: Outcome }) {
       : outcome.kind === 'pg-error'
         ? outcome.partial.notices
         : [];
-  return <NoticeList notices={notices} />;
+  const omitted =
+    outcome.kind === 'done'
+      ? outcome.result.noticesOmitted
+      : outcome.kind === 'pg-error'
+        ? outcome.partial.noticesOmitted
+        : undefined;
+  return <NoticeList notices={notices} omitted={omitted} />;
 }
 
 function capital(text: string): string {

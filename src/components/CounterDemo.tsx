@@ -743,7 +743,11 @@ function ReaderOutputView({ output }: { output: ReaderOutput }) {
       <h3>{output.title}</h3>
       <p className="honesty">Output from PostgreSQL 18 running in your browser (PGlite)</p>
       <ResultList results={output.result.results} />
-      <NoticeList notices={output.result.notices} label={`${output.title}: messages`} />
+      <NoticeList
+        notices={output.result.notices}
+        omitted={output.result.noticesOmitted}
+        label={`${output.title}: messages`}
+      />
     </div>
   );
 }

@@ -20,7 +20,8 @@ export type Outcome = QueryReply | { wait: Promise<QueryReply> };
 
 /** The backend's answer as the layer's: results, or the error and what came before it. */
 export function toReply(reply: BackendReply): QueryReply {
-  const partial = { results: reply.results, notices: reply.notices };
+  const partial: QueryResult = { results: reply.results, notices: reply.notices };
+  if (reply.noticesOmitted) partial.noticesOmitted = reply.noticesOmitted;
   return reply.error ? { ok: false, error: reply.error, partial } : { ok: true, result: partial };
 }
 

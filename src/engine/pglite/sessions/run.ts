@@ -106,9 +106,11 @@ async function runInTurn(
 
 /** The results and notices of `done`, then those of `more`. */
 function append(done: QueryResult, more: QueryResult): QueryResult {
+  const omitted = (done.noticesOmitted ?? 0) + (more.noticesOmitted ?? 0);
   return {
     results: [...done.results, ...more.results],
     notices: [...done.notices, ...more.notices],
+    ...(omitted ? { noticesOmitted: omitted } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 // What the page's watchdog sees: each reader statement, numbered, as it goes out and comes back.
-import type { BackendReply } from '../backend';
+import { readerCaps, type BackendReply } from '../backend';
 import { toSimNames } from '../sim-schema';
 import { standInGids } from './activity';
 import type { LayerContext, SessionRecord } from './context';
@@ -17,8 +17,9 @@ export interface LayerWatch {
 }
 
 /**
- * Sends a reader's statement, numbered for the watchdog. A number an earlier backend
- * never answered is not sent again: the caller treats it as a wait.
+ * Sends a reader's statement, numbered for the watchdog, under the caps of an answer
+ * (`readerCaps`). A number an earlier backend never answered is not sent again: the
+ * caller treats it as a wait.
  */
 export async function runReader(
   ctx: LayerContext,
@@ -29,7 +30,7 @@ export async function runReader(
   const { backend, watch } = ctx;
   const seq = ++ctx.statementSeq;
   if (ctx.stuck.has(seq)) return 'stuck';
-  if (ctx.replaying || !watch) return backend.run(toSimNames(sql), params);
+  if (ctx.replaying || !watch) return backend.run(toSimNames(sql), params, readerCaps);
   // Only a transaction set aside with PREPARE TRANSACTION can make PGlite's one backend
   // wait: by its locks, or, holding none (a stand-in for a snapshot), by being a running
   // transaction some waits wait out (a DEFERRABLE snapshot, CREATE INDEX CONCURRENTLY).
@@ -38,7 +39,7 @@ export async function runReader(
     standInGids(ctx).length > 0;
   watch.statement({ seq, sessionId: s.id, guarded, done: false });
   try {
-    return await backend.run(toSimNames(sql), params);
+    return await backend.run(toSimNames(sql), params, readerCaps);
   } finally {
     watch.statement({ seq, sessionId: s.id, guarded, done: true });
   }
