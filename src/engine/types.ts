@@ -174,6 +174,27 @@ export const refusalKinds = [
    * SERIALIZABLE transaction that may write is set aside: a server waits for it to end.
    */
   'deferrable-snapshot',
+  /** COMMIT PREPARED or ROLLBACK PREPARED of a transaction the engine set aside itself. */
+  'layer-transaction',
+  /** SET SESSION AUTHORIZATION: every session shares the one backend's login. */
+  'session-authorization',
+  /**
+   * A change to the `sim` schema, its objects, the role `app`, the engine's own settings or
+   * its guard: the engine's view of the sessions (pg_stat_activity, pg_backend_pid) is there.
+   */
+  'layer-schema',
+  /**
+   * An object named like one of pg_catalog's in a schema the search path puts ahead of
+   * pg_catalog: here it would hide PostgreSQL's own, which a server's search path never does.
+   */
+  'shadows-catalog',
+  /** A statement longer than `answerCaps.statementBytes`. */
+  'statement-too-large',
+  /**
+   * DISCARD ALL or pg_advisory_unlock_all() while another session holds a session-level
+   * advisory lock: the one backend would give that session's up too.
+   */
+  'releases-others-locks',
 ] as const;
 
 /** One reason the engine cannot show something truthfully (see `refusalKinds`). */

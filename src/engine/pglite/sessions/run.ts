@@ -12,6 +12,7 @@ import { checkAdvisory, noteAdvisory } from './advisory-locks';
 import type { AdvisoryCall } from '../advisory';
 import { finishStatement, get, setState, whose, type LayerContext } from './context';
 import type { SessionRecord } from './context';
+import { guard } from './guards';
 import { inFlightMs, startSleep } from './in-flight';
 import { enter, finishParked, setAside, settle, takesSnapshot, transactionEnd } from './parking';
 import { recheckPlan, runGuarded, runUndoable, type RowWait } from './recheck';
@@ -141,7 +142,9 @@ const waitsForOlder =
  * parked session's, or one the reader prepared with PREPARE TRANSACTION (by its gid).
  */
 async function preparedTransactions(ctx: LayerContext): Promise<string[]> {
-  const [prepared] = await ctx.backend.exec('SELECT gid FROM pg_prepared_xacts ORDER BY gid');
+  const [prepared] = await ctx.backend.exec(
+    'SELECT gid FROM pg_catalog.pg_prepared_xacts ORDER BY gid',
+  );
   const sessions = [...ctx.sessions.values()];
   const names = prepared!.rows.map(([gid]) => {
     const owner = sessions.find((r) => r.holding.kind === 'parked' && r.holding.gid === gid);
@@ -177,6 +180,8 @@ export async function runQuery(
 ): Promise<Outcome> {
   const probe = answerTesterProbe(ctx, s, sql, params);
   if (probe) return probe;
+  const refused = await guard(ctx, s, sql);
+  if (refused) return refused;
   if (changesSettings.test(sql)) s.settingsTouched = true;
   const holding = s.holding;
   // A parked transaction can only end. A statement of a READ COMMITTED one that would
@@ -269,7 +274,8 @@ export async function runQuery(
     const seesSessions = readsSessions.test(sql) && s.status !== 'E';
     if (seesSessions) {
       await ctx.backend.exec(
-        "SELECT set_config('sim.sessions', $1, false), set_config('sim.standins', $2, false)",
+        "SELECT pg_catalog.set_config('sim.sessions', $1, false), " +
+          "pg_catalog.set_config('sim.standins', $2, false)",
         [sessionsJson(ctx, s), standInGids(ctx).join(',')],
       );
     }
