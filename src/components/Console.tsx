@@ -24,7 +24,7 @@ import {
 import { DemoShell, describeProgress, type DemoContext } from './DemoShell';
 import { runScript } from './run-script';
 import { editorTheme, sqlHighlightStyle } from './sql-highlight';
-import { sentence, summarise, summariseError } from './console-text';
+import { sentence, stopWords, summarise, summariseError } from './console-text';
 import { ErrorView, NoticeList, ResultList } from './Output';
 import { emptyHistory, remember, step, type StatementHistory } from './statement-history';
 import { describeSession, SessionTabs, tabIds, type SessionTab } from './SessionTabs';
@@ -519,6 +519,9 @@ function SessionPanel({
     };
   }, [demoPending]);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
+  // What Stop did, when it did more than cancel: shown until the next run.
+  const [stopNote, setStopNote] = useState<string | null>(null);
+  const [stopping, setStopping] = useState(false);
   const hintId = useId();
   const ids = tabIds(idBase, tab.key);
 
@@ -537,6 +540,7 @@ function SessionPanel({
     const generation = ++generationRef.current;
     runStartRef.current = performance.now();
     setRunning(true);
+    setStopNote(null);
     setStatus('Running…');
     onRunStart(tab.key);
     let next: Outcome;
@@ -569,11 +573,15 @@ function SessionPanel({
     performance.measure('seat-ledger:console-run', { start, end: performance.now() });
   }, [outcome]);
 
-  const cancel = useCallback(async () => {
+  /** Stops this tab's statement, whatever it is doing (Cancel for a wait, Stop otherwise). */
+  const stop = useCallback(async () => {
+    setStopping(true);
     try {
-      await engine.cancel(await openSession(tab));
+      setStopNote(stopWords(await engine.stop(await openSession(tab))));
     } catch {
       // The statement ended or the engine went away meanwhile: its answer says which.
+    } finally {
+      setStopping(false);
     }
   }, [engine, openSession, tab]);
 
@@ -698,12 +706,23 @@ function SessionPanel({
               <span className="console-running">
                 {sleeping ? 'Sleeping…' : 'Waiting for a lock…'}
               </span>
-              <button type="button" onClick={() => void cancel()}>
+              <button type="button" onClick={() => void stop()}>
                 Cancel
               </button>
             </>
           ) : running || inherited ? (
-            <span className="console-running">Running…</span>
+            <>
+              <span className="console-running">{stopping ? 'Stopping…' : 'Running…'}</span>
+              <button
+                type="button"
+                aria-disabled={stopping}
+                onClick={() => {
+                  if (!stopping) void stop();
+                }}
+              >
+                Stop
+              </button>
+            </>
           ) : null}
         </div>
         <div className="console-output" role="region" aria-label="Results">
@@ -718,6 +737,7 @@ function SessionPanel({
           <p className="console-status" role="status" aria-live="polite">
             {liveStatus}
           </p>
+          {stopNote ? <p className="console-stopped">{stopNote}</p> : null}
           {outcome ? <OutcomeView outcome={outcome} /> : null}
         </div>
         {outcome ? <NoticesView outcome={outcome} /> : null}

@@ -2,6 +2,7 @@
  * The console's words around PostgreSQL's output: command tags, message lines in psql's
  * layout, and the one-line summary read out to screen readers.
  */
+import type { StopOutcome } from '../engine/page';
 import {
   answerCaps,
   type Notice,
@@ -99,4 +100,19 @@ export function keptNotices(kept: number, omitted: number): string {
     `${count(answerCaps.bytes / 1_000_000)} MB of an answer (a limit of this site, not of ` +
     `PostgreSQL); these are the first ${count(kept)}.`
   );
+}
+
+/** What Stop did, in words, when it did more than a server's cancel (null otherwise). */
+export function stopWords(outcome: StopOutcome): string | null {
+  if (outcome.kind !== 'replaced') return null;
+  const modelled =
+    'the engine’s worker was replaced and every session rebuilt from its journal, as after ' +
+    'the watchdog (modelled: a server would interrupt the statement itself)';
+  return outcome.queued
+    ? 'Stopped before it started. It was waiting its turn behind other work PostgreSQL was ' +
+        `busy with (another session’s statement, say), so ${modelled}. This statement was ` +
+        'cancelled (SQLSTATE 57014); a statement it waited behind started again from the beginning.'
+    : 'Stopped. PostgreSQL was busy with this statement, and inside the browser it cannot be ' +
+        `interrupted, so ${modelled}. The statement was cancelled as a server’s cancel ` +
+        'cancels it (SQLSTATE 57014) and was not run again; the other sessions are as they were.';
 }

@@ -223,14 +223,21 @@ export class NotExpressibleError extends Error {
   }
 }
 
+/** Why the engine went away: restarted (Reset), closed, crashed, or stopped recovering. */
+export type EngineGoneKind = 'restarted' | 'closed' | 'crashed' | 'recoveries' | 'stale-session';
+
 /**
  * The engine itself went away (a restart, a crash, a closed worker), so the statement's
  * outcome is unknown. Not a PostgreSQL error: it has no SQLSTATE.
  */
 export class EngineGoneError extends Error {
-  constructor(message: string) {
+  /** Why, as data; the message says it in words. */
+  readonly kind: EngineGoneKind;
+
+  constructor(message: string, kind: EngineGoneKind = 'crashed') {
     super(message);
     this.name = 'EngineGoneError';
+    this.kind = kind;
   }
 }
 

@@ -31,7 +31,10 @@ export function apiSession(call: CallApi, opened: OpenReply, alive: () => boolea
   if (!opened.ok) throw new PgError(opened.error);
   const { id, pid } = opened;
   const gone = () =>
-    new EngineGoneError('This session ended when the engine restarted. Open a new one.');
+    new EngineGoneError(
+      'This session ended when the engine restarted. Open a new one.',
+      'stale-session',
+    );
   return {
     id,
     pid,

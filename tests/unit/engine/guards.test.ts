@@ -135,11 +135,13 @@ describe('statements that would break the session layer', () => {
     await stillWhole();
   });
 
-  it('refuses a statement larger than the cap', async () => {
+  it('refuses a statement larger than the cap, before it reaches the worker', async () => {
+    const journaled = engine.memory().journalEntries;
     const huge = `SELECT '${'x'.repeat(answerCaps.statementBytes)}'`;
     const refused = await admin.query(huge).catch((e: unknown) => e);
     expect((refused as NotExpressibleError).kind).toBe('statement-too-large');
     expect((refused as Error).message).toContain('100,000 bytes');
+    expect(engine.memory().journalEntries).toBe(journaled);
     await stillWhole();
   });
 
