@@ -170,9 +170,12 @@ function CounterBody({ engine, setRootData, related }: DemoContext & { related: 
     if (next) setPicture(next);
   }, []);
 
-  // Start (or restart, or come back to a moment), then drive the clock in real time.
+  // Start (or restart, or come back to a moment), then drive the clock in real time. A
+  // replay to a moment is cancelled with the run (`controller`), and the next run waits
+  // for this one to have closed its sessions, so two sims never share the engine.
   useEffect(() => {
     let cancelled = false;
+    const controller = new AbortController();
     observationRef.current = null;
     const moment = momentRef.current;
     momentRef.current = null;
@@ -180,11 +183,11 @@ function CounterBody({ engine, setRootData, related }: DemoContext & { related: 
       const sentence = eventSentence(event);
       if (sentence && !cancelled) setHappenings((list) => [sentence, ...list].slice(0, 6));
     };
-    void (async () => {
+    let sim: CounterSim | null = null;
+    const run = (async () => {
       // The last run's sessions leave their seats before this run asks for any.
       await stoppingRef.current;
       if (cancelled) return;
-      let sim: CounterSim;
       if (moment) {
         setPhase('replaying');
         sim = await restoreCounterSim(
@@ -194,7 +197,7 @@ function CounterBody({ engine, setRootData, related }: DemoContext & { related: 
             setReplay({ atMs, targetMs });
             if (atMs % 1000 < 100) await nextFrame(); // let the progress bar draw
           },
-          { onEvent },
+          { onEvent, signal: controller.signal },
         );
         setReplay(null);
       } else {
@@ -202,10 +205,7 @@ function CounterBody({ engine, setRootData, related }: DemoContext & { related: 
         sim = await startCounterSim(engine, settingsRef.current, { onEvent });
         if (params.paused && runKey === 0) sim.pause();
       }
-      if (cancelled) {
-        stoppingRef.current = sim.stop().catch(() => undefined);
-        return;
-      }
+      if (cancelled) return;
       simRef.current = sim;
       setPaused(sim.state.clock.paused);
       setSpeed(sim.state.clock.speed);
@@ -235,16 +235,24 @@ function CounterBody({ engine, setRootData, related }: DemoContext & { related: 
           shownAt = now;
         }
       }
-    })().catch((error: unknown) => {
+    })();
+    run.catch((error: unknown) => {
       if (cancelled) return;
+      setReplay(null);
       setPhase('stopped');
       setFailure(plainError(error));
     });
     return () => {
       cancelled = true;
-      const sim = simRef.current;
+      controller.abort();
       simRef.current = null;
-      if (sim) stoppingRef.current = sim.stop().catch(() => undefined);
+      // Stopped once this run has let go: a replay cancelled part-way has closed its own.
+      stoppingRef.current = run
+        .then(
+          () => sim?.stop(),
+          () => (controller.signal.aborted ? undefined : sim?.stop()),
+        )
+        .catch(() => undefined);
     };
   }, [engine, runKey, params.paused, show]);
 
@@ -532,7 +540,12 @@ function CounterBody({ engine, setRootData, related }: DemoContext & { related: 
             >
               Step
             </button>
-            <button type="button" onClick={() => restartWith()}>
+            <button
+              type="button"
+              disabled={phase === 'replaying'}
+              aria-describedby={phase === 'replaying' ? `${ids}-replaying` : undefined}
+              onClick={() => restartWith()}
+            >
               Reset
             </button>
           </div>
@@ -577,8 +590,17 @@ function CounterBody({ engine, setRootData, related }: DemoContext & { related: 
               ? 'Stopped.'
               : `Simulated time ${clock(simMs)}${paused ? ' (paused)' : ''} · speed ${speed}×`}
       </p>
-      {phase === 'replaying' && replay ? (
-        <progress aria-label="Replayed" max={replay.targetMs} value={replay.atMs} />
+      {phase === 'replaying' ? (
+        <p className="counter-replay" id={`${ids}-replaying`}>
+          {replay ? (
+            <progress aria-label="Replayed" max={replay.targetMs} value={replay.atMs} />
+          ) : null}{' '}
+          Reset waits for the replay; to leave it now:{' '}
+          <button type="button" onClick={() => restartWith()}>
+            Cancel the replay
+          </button>{' '}
+          (the counter then starts from the beginning).
+        </p>
       ) : null}
       {failure ? (
         <p className="counter-failure" role="alert">

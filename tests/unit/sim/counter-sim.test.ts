@@ -1,22 +1,12 @@
 // The counter simulation on PGlite through the session layer: determinism, the horizon
 // a held claim pins, exclusive claims, connection slots, and restoring a moment.
 import { describe, expect, it } from 'vitest';
-import { createNodePgliteEngine } from '../../../src/engine/pglite/node';
+import { onFreshEngine } from '../../support/fresh-engine';
 import type { Engine } from '../../../src/engine/types';
 import { restoreCounterSim, startCounterSim, type CounterSim } from '../../../src/sim/counter-sim';
 import type { SimEvent } from '../../../src/sim/events';
 import type { Shape } from '../../../src/sim/settings';
 import { crowdedCounter, doubleClaims, expectedAttempts, troubles } from './run-checks';
-
-/** Runs `fn` on a fresh engine, closing it after. */
-async function onFreshEngine<T>(fn: (engine: Engine) => Promise<T>): Promise<T> {
-  const engine = await createNodePgliteEngine();
-  try {
-    return await fn(engine);
-  } finally {
-    await engine.close();
-  }
-}
 
 /** Rows of one query on a session of its own. */
 async function rows(engine: Engine, sql: string): Promise<(string | null)[][]> {
