@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { PostgreSQL, sql } from '@codemirror/lang-sql';
 import { bracketMatching, indentOnInput, syntaxHighlighting } from '@codemirror/language';
@@ -315,8 +315,15 @@ export function ConsoleBody({
     setTabs((current) => current.map((tab) => (tab.key === key ? { ...tab, label } : tab)));
   }, []);
 
+  // Read through refs, so that Close keeps one identity and a tab opening or closing does
+  // not draw every other tab's panel again (a reader may open hundreds).
+  const tabsRef = useRef({ tabs, activeKey });
+  useEffect(() => {
+    tabsRef.current = { tabs, activeKey };
+  }, [tabs, activeKey]);
   const closeTab = useCallback(
     (key: number) => {
+      const { tabs, activeKey } = tabsRef.current;
       if (tabs.length <= 1) return;
       const at = tabs.findIndex((tab) => tab.key === key);
       const rest = tabs.filter((tab) => tab.key !== key);
@@ -339,7 +346,7 @@ export function ConsoleBody({
         .catch(() => {})
         .then(() => refresh());
     },
-    [tabs, activeKey, refresh],
+    [refresh],
   );
 
   const reset = useCallback(async () => {
@@ -468,8 +475,20 @@ interface SessionPanelProps {
   onRan?: (run: FinishedRun) => void;
 }
 
+/**
+ * A panel is drawn again only when what it shows changes: its session's info is compared
+ * by value, since the list of sessions is read afresh every second while anything runs.
+ */
+const SessionPanel = memo(SessionPanelBody, (before, after) =>
+  (Object.keys(after) as (keyof SessionPanelProps)[]).every((name) =>
+    name === 'info'
+      ? JSON.stringify(before.info) === JSON.stringify(after.info)
+      : before[name] === after[name],
+  ),
+);
+
 /** One session's tab panel: its own editor, history, output and running state. */
-function SessionPanel({
+function SessionPanelBody({
   idBase,
   tab,
   active,

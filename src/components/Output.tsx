@@ -2,12 +2,16 @@
 // error in psql's layout with a caret under its position, and notices. The console and
 // the scenario player both show output this way.
 import { useMemo } from 'react';
-import { answerCaps, type Notice, type PgErrorFields, type StatementResult } from '../engine/types';
+import type { Notice, PgErrorFields, StatementResult } from '../engine/types';
 import { commandTag, keptRows, keptNotices, messageLines, noticeText } from './console-text';
 import { formatErrorPointer, locateErrorPosition } from './error-position';
 
-/** Rows drawn per result: the rows the engine keeps of one (`answerCaps.rows`). */
-const ROW_LIMIT = answerCaps.rows;
+/**
+ * Rows drawn per result; more would make the page slow without teaching anything (a
+ * thousand rows of a table took 300 ms to draw on a busy 2-core machine). The engine keeps
+ * more of a result than this (`answerCaps.rows`): the line under the table says both.
+ */
+const ROW_LIMIT = 500;
 
 /**
  * Values to point at: a cell equal to one, or a number in a notice equal to one, is

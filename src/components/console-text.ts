@@ -73,22 +73,23 @@ export function sentence(text: string): string {
 const count = (n: number) => n.toLocaleString('en');
 
 /**
- * The line under a result that shows fewer rows than PostgreSQL returned, naming the cap
- * that applied: `Showing 1,000 of 10,000,000 rows: …`. `drawn` is how many the page draws.
+ * The line under a result that shows fewer rows than PostgreSQL returned, naming the limit
+ * that applied: `Showing 500 of 10,000,000 rows: …`. `drawn` is how many the page draws.
  */
 export function keptRows(result: StatementResult, drawn: number): string {
   const kept = result.rows.length;
   const total = kept + (result.rowsOmitted?.count ?? 0);
   const shown = Math.min(kept, drawn);
   const head = `Showing ${count(shown)} of ${count(total)} ${total === 1 ? 'row' : 'rows'}`;
-  if (!result.rowsOmitted) return `${head}: the page draws the first ${count(drawn)}.`;
+  const draws = kept > drawn ? ` The page draws the first ${count(drawn)}.` : '';
+  if (!result.rowsOmitted) return `${head}.${draws}`;
   const cap =
     result.rowsOmitted.cap === 'rows'
       ? `the first ${count(answerCaps.rows)} rows of a result`
       : `the first ${count(answerCaps.bytes / 1_000_000)} MB of an answer`;
   return (
     `${head}: the in-browser engine keeps ${cap} (a limit of this site, not of PostgreSQL), ` +
-    'and PostgreSQL counted every row.'
+    `and PostgreSQL counted every row.${draws}`
   );
 }
 
