@@ -6,9 +6,10 @@ import type { Outcome, QueryReply } from './replies';
 import { closeSession } from './ending';
 import { query } from './run';
 import { openSession } from './slots';
-import { endCall, withdraw } from './stop';
+import { withdraw } from './stop';
 import { expire } from './timers';
 import { cancelWait } from './waiting';
+import { endCall } from './watchdog';
 
 /** One call to the layer as its journal keeps it: enough to make it again, in order. */
 export type LayerCall =

@@ -5,7 +5,6 @@ import type { LayerContext, SessionRecord } from './context';
 import type { JournalEntry } from './journal';
 import type { LayerCheckpoint } from './checkpoint';
 import { mayMeetPreparedLock } from './lock-reach';
-import { isCancelled, sendCancel } from './stop';
 
 /** What the layer tells whoever watches it for hangs (the page's watchdog). */
 export interface LayerWatch {
@@ -18,6 +17,42 @@ export interface LayerWatch {
   statement(event: { seq: number; sessionId: number; guarded: boolean; done: boolean }): void;
   /** The journal so far is no longer needed: a recovery starts from `checkpoint`. */
   checkpoint?(checkpoint: LayerCheckpoint): void;
+}
+
+/**
+ * What the backend runs in place of a cancelled statement: PostgreSQL itself fails it with
+ * the cancel's SQLSTATE and words, so a transaction block it was in is aborted, as a cancel
+ * aborts it on a server.
+ */
+export const cancelStatement =
+  "DO $$BEGIN RAISE EXCEPTION USING ERRCODE = 'query_canceled', " +
+  "MESSAGE = 'canceling statement due to user request'; END$$";
+
+/** Per layer: sessions whose statement was cancelled in the call running now. */
+const cancelledInCall = new WeakMap<LayerContext, Set<number>>();
+
+/**
+ * Whether `s`'s statement number `seq` was cancelled, or one before it in this call was:
+ * a statement is sometimes sent twice in one call (a NOWAIT probe, then the statement), and
+ * once cancelled it must not run at all.
+ */
+export function isCancelled(ctx: LayerContext, s: SessionRecord, seq: number): boolean {
+  let sessions = cancelledInCall.get(ctx);
+  if (ctx.cancelled.has(seq)) {
+    if (!sessions) cancelledInCall.set(ctx, (sessions = new Set()));
+    sessions.add(s.id);
+  }
+  return sessions?.has(s.id) ?? false;
+}
+
+/** Forgets the cancellations of the call that just ended (journal.ts, `serial`). */
+export function endCall(ctx: LayerContext): void {
+  cancelledInCall.delete(ctx);
+}
+
+/** Sends the cancel in place of `s`'s statement, in `s`'s transaction as it stands. */
+export function sendCancel(ctx: LayerContext): Promise<BackendReply> {
+  return ctx.backend.run(cancelStatement);
 }
 
 /**
