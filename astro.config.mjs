@@ -3,6 +3,8 @@ import { defineConfig } from 'astro/config';
 import mdx from '@astrojs/mdx';
 import react from '@astrojs/react';
 import { existsSync, statSync } from 'node:fs';
+import { cspConfig } from './src/components/csp.ts';
+import { strictPage } from './scripts/strict-page.ts';
 
 // Both the page build and the engine's worker build name assets the same way, so the
 // PGlite WASM (about 9 MB) gets one file name and is emitted once, not inlined twice.
@@ -29,10 +31,12 @@ export default defineConfig({
   // (SITE_URL=https://example.org npm run build); the preview's address by default.
   site: process.env.SITE_URL ?? 'http://localhost:4321',
   trailingSlash: 'always',
-  integrations: [react(), mdx()],
+  integrations: [react(), mdx(), strictPage()],
   // Code blocks stay plain text styled by the site's stylesheet: no theme colours to check.
   markdown: { syntaxHighlight: false },
   devToolbar: { enabled: false },
+  // The page's Content-Security-Policy (src/components/csp.ts), first in every <head>.
+  security: { csp: cspConfig },
   vite: {
     define: { __ENGINE_BYTES__: JSON.stringify(engineBytes) },
     optimizeDeps: { exclude: ['@electric-sql/pglite'] },

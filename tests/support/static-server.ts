@@ -19,6 +19,7 @@ const types: Record<string, string> = {
   '.gz': 'application/gzip',
   '.txt': 'text/plain; charset=utf-8',
   '.xml': 'application/xml',
+  '.webmanifest': 'application/manifest+json',
 };
 
 export interface StaticServer {
@@ -27,10 +28,27 @@ export interface StaticServer {
   close(): Promise<void>;
 }
 
+/** What a host adds: headers per path, and where a POST's body goes (e.g. a CSP report). */
+export interface HostOptions {
+  headers?: (path: string) => Record<string, string>;
+  onPost?: (path: string, body: string) => void;
+}
+
 /** Serves `root` at `http://127.0.0.1:<free port><base>`. */
-export async function serveStatic(root: string, base = '/'): Promise<StaticServer> {
+export async function serveStatic(
+  root: string,
+  base = '/',
+  host: HostOptions = {},
+): Promise<StaticServer> {
   const server: Server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    if (req.method === 'POST' && host.onPost) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      host.onPost(path, Buffer.concat(chunks).toString('utf8'));
+      res.writeHead(204).end();
+      return;
+    }
     if (!path.startsWith(base)) {
       res.writeHead(404).end('not found');
       return;
@@ -50,6 +68,7 @@ export async function serveStatic(root: string, base = '/'): Promise<StaticServe
         'content-type': types[extname(file)] ?? 'application/octet-stream',
         'content-length': info.size,
         'cache-control': 'no-cache',
+        ...host.headers?.(path),
       });
       createReadStream(file).pipe(res);
     } catch {
