@@ -100,6 +100,43 @@ describe('checkpoints of the journal', { timeout: 180_000 }, () => {
     expect(await rows(writer, 'SELECT s FROM jobs WHERE id = 1')).toEqual([['running']]);
   });
 
+  it('bring back what decides a replay: each transaction’s log, and the XIDs a reader saw', async () => {
+    engine = await createNodePgliteEngine(
+      {},
+      { checkpoints: { after: { entries: 20, bytes: 1e9 }, anyway: { entries: 40, bytes: 1e9 } } },
+    );
+    const seen = await engine.openSession({ applicationName: 'seen' });
+    const unseen = await engine.openSession({ applicationName: 'unseen' });
+    const reader = await engine.openSession({ applicationName: 'reader' });
+    await reader.query(
+      "CREATE TABLE jobs (id int PRIMARY KEY, s text); INSERT INTO jobs VALUES (1, 'q'), (2, 'q')",
+    );
+    await unseen.query("BEGIN; UPDATE jobs SET s = 'unseen' WHERE id = 2");
+    await seen.query("BEGIN; UPDATE jobs SET s = 'seen' WHERE id = 1");
+    // The row's xmax is the seen transaction's XID: a replay would give it another.
+    const [[xmax]] = await rows(reader, 'SELECT xmax::text FROM jobs WHERE id = 1');
+    expect((await engine.listSessions()).find((s) => s.applicationName === 'seen')!.xid).toBe(xmax);
+    // Nothing commits meanwhile, so the unseen one could still be replayed.
+    for (let i = 0; engine.memory().checkpoints === 0 && i < 60; i++)
+      await reader.query('SELECT 1');
+    expect(engine.memory().checkpoints).toBe(1);
+
+    await recover(engine, reader);
+    const refused = await seen
+      .query("UPDATE jobs SET s = 'again' WHERE id = 1")
+      .catch((e: unknown) => e);
+    expect((refused as NotExpressibleError).kind).toBe('parked-goes-on');
+    expect(await rows(unseen, "UPDATE jobs SET s = 'on' WHERE id = 2 RETURNING s")).toEqual([
+      ['on'],
+    ]);
+    await unseen.query('COMMIT');
+    await seen.query('ROLLBACK');
+    expect(await rows(reader, 'SELECT id, s FROM jobs ORDER BY id')).toEqual([
+      ['1', 'q'],
+      ['2', 'on'],
+    ]);
+  });
+
   it('a restore that finds another data directory than the one dumped refuses to go on', async () => {
     const first = await startNodePglite();
     let checkpoint: LayerCheckpoint | undefined;

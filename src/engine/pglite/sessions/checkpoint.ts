@@ -3,7 +3,7 @@
 // behind the watchdog would grow for the life of the page (src/engine/ARCHITECTURE.md, "The
 // journal and the watchdog").
 import type { PgErrorFields } from '../../types';
-import type { Holding, LayerContext, SessionRecord } from './context';
+import type { Holding, LayerContext, Renumbering, SessionRecord } from './context';
 import type { Slots } from './slots';
 import { unloadSettings } from './session-settings';
 
@@ -28,6 +28,10 @@ export interface LayerSnapshot {
   statementSeq: number;
   ended: [id: number, PgErrorFields][];
   advisoryHeld: [key: string, holder: number, count: number][];
+  /** XIDs of open transactions a reader has seen (resume.ts, `noteShown`). */
+  shownXids: string[];
+  /** Transactions replayed under a new XID, their session by id (resume.ts). */
+  renumbered: (Omit<Renumbering, 's'> & { sessionId: number })[];
   slots: Slots | undefined;
   databaseOid: string | undefined;
 }
@@ -169,6 +173,8 @@ function snapshot(ctx: LayerContext): LayerSnapshot {
     statementSeq: ctx.statementSeq,
     ended: [...ctx.ended],
     advisoryHeld: [...ctx.advisoryHeld].map(([key, h]) => [key, h.holder.id, h.count]),
+    shownXids: [...ctx.shownXids],
+    renumbered: ctx.renumbered.map(({ s, ...r }) => ({ ...structuredClone(r), sessionId: s.id })),
     slots: ctx.slots,
     databaseOid: ctx.databaseOid,
   };
@@ -208,6 +214,11 @@ export async function restoreCheckpoint(
   ctx.parkSeq = layer.parkSeq;
   ctx.statementSeq = layer.statementSeq;
   for (const [id, error] of layer.ended) ctx.ended.set(id, error);
+  for (const xid of layer.shownXids) ctx.shownXids.add(xid);
+  for (const { sessionId, ...r } of layer.renumbered) {
+    const s = ctx.sessions.get(sessionId);
+    if (s) ctx.renumbered.push({ ...r, s });
+  }
   ctx.slots = layer.slots;
   ctx.databaseOid = layer.databaseOid;
   for (const [key, holderId, count] of layer.advisoryHeld) {
