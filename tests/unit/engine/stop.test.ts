@@ -78,6 +78,23 @@ describe('Stop', { timeout: 180_000 }, () => {
     expect(await rows(a, 'SELECT count(*) FROM t')).toEqual([['0']]);
   });
 
+  it('stops a statement of a parked transaction’s replay as a cancel, not as a replay that differed', async () => {
+    engine = await createNodePgliteEngine();
+    const a = await engine.openSession({ applicationName: 'a' });
+    const b = await engine.openSession({ applicationName: 'b' });
+    await a.query('CREATE TABLE t (x int)');
+    // Not a lone pg_sleep, so PGlite sleeps it: the replay takes as long again.
+    await a.query('BEGIN; INSERT INTO t VALUES (1); SELECT 1 AS slept FROM pg_sleep(2)');
+    await b.query('SELECT 1'); // parks a's transaction
+    const goesOn = settled(a.query('SELECT 2'));
+    await pause(800);
+    expect(await engine.stop(a)).toEqual({ kind: 'replaced', queued: false });
+    expect(await goesOn).toBe('57014');
+    expect(await settled(a.query('SELECT 1'))).toBe('25P02');
+    await a.query('ROLLBACK');
+    expect(await rows(b, 'SELECT count(*) FROM t')).toEqual([['0']]);
+  });
+
   it('stops pg_sleep and pg_sleep_for in one session, and a statement queued behind another', async () => {
     engine = await createNodePgliteEngine();
     const a = await engine.openSession({ applicationName: 'a' });

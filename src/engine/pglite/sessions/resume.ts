@@ -12,9 +12,9 @@ import {
   type SessionRecord,
 } from './context';
 import { rollBackSpentStandIns, rollbackPrepared, setAside } from './parking';
-import { notExpressible, type QueryReply } from './replies';
+import { cancelled, notExpressible, type QueryReply } from './replies';
 import { loadSettings } from './session-settings';
-import { runReader } from './watchdog';
+import { isCancelled, runReader } from './watchdog';
 
 /**
  * Statements whose effect outlives a rollback, or that the replay would meet as already
@@ -237,12 +237,16 @@ export async function resume(ctx: LayerContext, s: SessionRecord): Promise<Query
   await loadSettings(ctx, s);
   for (const [i, entry] of log.entries()) {
     const reply = await runReader(ctx, s, entry.sql, entry.params);
-    if (reply !== 'stuck' && answerKey(reply) === entry.answer) continue;
+    // Stopped by the reader while it ran again (stop.ts): its statement ends as a cancel
+    // does, with the transaction block aborted, not as a replay that answered otherwise.
+    const stopped = reply !== 'stuck' && isCancelled(ctx, s, ctx.statementSeq);
+    if (!stopped && reply !== 'stuck' && answerKey(reply) === entry.answer) continue;
     if (reply === 'stuck' || reply.status !== 'I') await ctx.backend.exec('ROLLBACK');
     s.holding = { kind: 'failed' };
     s.xactLog = null;
     s.xid = null;
     setState(ctx, s, 'idle in transaction (aborted)');
+    if (stopped) return cancelled;
     const text = entry.sql.trim().replace(/\s+/g, ' ');
     const shown = text.length > 80 ? `${text.slice(0, 79)}…` : text;
     return notExpressible('replay-differs', String(i + 1), shown);
