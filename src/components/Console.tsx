@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { PostgreSQL, sql } from '@codemirror/lang-sql';
 import { bracketMatching, indentOnInput, syntaxHighlighting } from '@codemirror/language';
@@ -24,7 +24,7 @@ import {
 import { DemoShell, describeProgress, type DemoContext } from './DemoShell';
 import { runScript } from './run-script';
 import { editorTheme, sqlHighlightStyle } from './sql-highlight';
-import { sentence, summarise, summariseError } from './console-text';
+import { sentence, stopWords, summarise, summariseError } from './console-text';
 import { ErrorView, NoticeList, ResultList } from './Output';
 import { emptyHistory, remember, step, type StatementHistory } from './statement-history';
 import {
@@ -321,8 +321,15 @@ export function ConsoleBody({
     setTabs((current) => current.map((tab) => (tab.key === key ? { ...tab, label } : tab)));
   }, []);
 
+  // Read through refs, so that Close keeps one identity and a tab opening or closing does
+  // not draw every other tab's panel again (a reader may open hundreds).
+  const tabsRef = useRef({ tabs, activeKey });
+  useEffect(() => {
+    tabsRef.current = { tabs, activeKey };
+  }, [tabs, activeKey]);
   const closeTab = useCallback(
     (key: number) => {
+      const { tabs, activeKey } = tabsRef.current;
       if (tabs.length <= 1) return;
       const at = tabs.findIndex((tab) => tab.key === key);
       const rest = tabs.filter((tab) => tab.key !== key);
@@ -345,7 +352,7 @@ export function ConsoleBody({
         .catch(() => {})
         .then(() => refresh());
     },
-    [tabs, activeKey, refresh],
+    [refresh],
   );
 
   const reset = useCallback(async () => {
@@ -475,8 +482,20 @@ interface SessionPanelProps {
   onRan?: (run: FinishedRun) => void;
 }
 
+/**
+ * A panel is drawn again only when what it shows changes: its session's info is compared
+ * by value, since the list of sessions is read afresh every second while anything runs.
+ */
+const SessionPanel = memo(SessionPanelBody, (before, after) =>
+  (Object.keys(after) as (keyof SessionPanelProps)[]).every((name) =>
+    name === 'info'
+      ? JSON.stringify(before.info) === JSON.stringify(after.info)
+      : before[name] === after[name],
+  ),
+);
+
 /** One session's tab panel: its own editor, history, output and running state. */
-function SessionPanel({
+function SessionPanelBody({
   idBase,
   tab,
   active,
@@ -526,6 +545,9 @@ function SessionPanel({
     };
   }, [demoPending]);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
+  // What Stop did, when it did more than cancel: shown until the next run.
+  const [stopNote, setStopNote] = useState<string | null>(null);
+  const [stopping, setStopping] = useState(false);
   const hintId = useId();
   const ids = tabIds(idBase, tab.key);
 
@@ -544,6 +566,7 @@ function SessionPanel({
     const generation = ++generationRef.current;
     runStartRef.current = performance.now();
     setRunning(true);
+    setStopNote(null);
     setStatus('Running…');
     onRunStart(tab.key);
     let next: Outcome;
@@ -576,11 +599,15 @@ function SessionPanel({
     performance.measure('seat-ledger:console-run', { start, end: performance.now() });
   }, [outcome]);
 
-  const cancel = useCallback(async () => {
+  /** Stops this tab's statement, whatever it is doing (Cancel for a wait, Stop otherwise). */
+  const stop = useCallback(async () => {
+    setStopping(true);
     try {
-      await engine.cancel(await openSession(tab));
+      setStopNote(stopWords(await engine.stop(await openSession(tab))));
     } catch {
       // The statement ended or the engine went away meanwhile: its answer says which.
+    } finally {
+      setStopping(false);
     }
   }, [engine, openSession, tab]);
 
@@ -705,12 +732,23 @@ function SessionPanel({
               <span className="console-running">
                 {sleeping ? 'Sleeping…' : 'Waiting for a lock…'}
               </span>
-              <button type="button" onClick={() => void cancel()}>
+              <button type="button" onClick={() => void stop()}>
                 Cancel
               </button>
             </>
           ) : running || inherited ? (
-            <span className="console-running">Running…</span>
+            <>
+              <span className="console-running">{stopping ? 'Stopping…' : 'Running…'}</span>
+              <button
+                type="button"
+                aria-disabled={stopping}
+                onClick={() => {
+                  if (!stopping) void stop();
+                }}
+              >
+                Stop
+              </button>
+            </>
           ) : null}
         </div>
         <div className="console-output" role="region" aria-label="Results">
@@ -725,6 +763,7 @@ function SessionPanel({
           <p className="console-status" role="status" aria-live="polite">
             {liveStatus}
           </p>
+          {stopNote ? <p className="console-stopped">{stopNote}</p> : null}
           {outcome ? <OutcomeView outcome={outcome} /> : null}
         </div>
         {outcome ? <NoticesView outcome={outcome} /> : null}
@@ -899,7 +938,13 @@ function NoticesView({ outcome }: { outcome: Outcome }) {
       : outcome.kind === 'pg-error'
         ? outcome.partial.notices
         : [];
-  return <NoticeList notices={notices} />;
+  const omitted =
+    outcome.kind === 'done'
+      ? outcome.result.noticesOmitted
+      : outcome.kind === 'pg-error'
+        ? outcome.partial.noticesOmitted
+        : undefined;
+  return <NoticeList notices={notices} omitted={omitted} />;
 }
 
 function capital(text: string): string {

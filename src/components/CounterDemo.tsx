@@ -31,6 +31,8 @@ import { DemoShell, type DemoContext } from './DemoShell';
 const OBSERVE_MS = 400;
 /** The picture is redrawn at most this often while time moves. */
 const SHOW_MS = 200;
+/** A replay at full speed lets the page draw a frame at least this often. */
+const REPLAY_FRAME_MS = 50;
 /** A screen reader hears what changed at most this often. */
 const ANNOUNCE_MS = 5000;
 const SPEEDS = [0.25, 0.5, 1, 2, 4, 8];
@@ -170,9 +172,12 @@ function CounterBody({ engine, setRootData, related }: DemoContext & { related: 
     if (next) setPicture(next);
   }, []);
 
-  // Start (or restart, or come back to a moment), then drive the clock in real time.
+  // Start (or restart, or come back to a moment), then drive the clock in real time. A
+  // replay to a moment is cancelled with the run (`controller`), and the next run waits
+  // for this one to have closed its sessions, so two sims never share the engine.
   useEffect(() => {
     let cancelled = false;
+    const controller = new AbortController();
     observationRef.current = null;
     const moment = momentRef.current;
     momentRef.current = null;
@@ -180,21 +185,28 @@ function CounterBody({ engine, setRootData, related }: DemoContext & { related: 
       const sentence = eventSentence(event);
       if (sentence && !cancelled) setHappenings((list) => [sentence, ...list].slice(0, 6));
     };
-    void (async () => {
+    let sim: CounterSim | null = null;
+    const run = (async () => {
       // The last run's sessions leave their seats before this run asks for any.
       await stoppingRef.current;
       if (cancelled) return;
-      let sim: CounterSim;
       if (moment) {
         setPhase('replaying');
+        setReplay({ atMs: 0, targetMs: moment.atMs });
+        let drawnAt = performance.now();
         sim = await restoreCounterSim(
           engine,
           moment,
           async (atMs, targetMs) => {
             setReplay({ atMs, targetMs });
-            if (atMs % 1000 < 100) await nextFrame(); // let the progress bar draw
+            // The replay runs at full speed on this thread: it gives the page a frame
+            // whenever one is due, so the progress bar draws and the page stays responsive.
+            if (performance.now() - drawnAt >= REPLAY_FRAME_MS) {
+              await nextFrame();
+              drawnAt = performance.now();
+            }
           },
-          { onEvent },
+          { onEvent, signal: controller.signal },
         );
         setReplay(null);
       } else {
@@ -202,10 +214,7 @@ function CounterBody({ engine, setRootData, related }: DemoContext & { related: 
         sim = await startCounterSim(engine, settingsRef.current, { onEvent });
         if (params.paused && runKey === 0) sim.pause();
       }
-      if (cancelled) {
-        stoppingRef.current = sim.stop().catch(() => undefined);
-        return;
-      }
+      if (cancelled) return;
       simRef.current = sim;
       setPaused(sim.state.clock.paused);
       setSpeed(sim.state.clock.speed);
@@ -235,16 +244,24 @@ function CounterBody({ engine, setRootData, related }: DemoContext & { related: 
           shownAt = now;
         }
       }
-    })().catch((error: unknown) => {
+    })();
+    run.catch((error: unknown) => {
       if (cancelled) return;
+      setReplay(null);
       setPhase('stopped');
       setFailure(plainError(error));
     });
     return () => {
       cancelled = true;
-      const sim = simRef.current;
+      controller.abort();
       simRef.current = null;
-      if (sim) stoppingRef.current = sim.stop().catch(() => undefined);
+      // Stopped once this run has let go: a replay cancelled part-way has closed its own.
+      stoppingRef.current = run
+        .then(
+          () => sim?.stop(),
+          () => (controller.signal.aborted ? undefined : sim?.stop()),
+        )
+        .catch(() => undefined);
     };
   }, [engine, runKey, params.paused, show]);
 
@@ -532,7 +549,12 @@ function CounterBody({ engine, setRootData, related }: DemoContext & { related: 
             >
               Step
             </button>
-            <button type="button" onClick={() => restartWith()}>
+            <button
+              type="button"
+              disabled={phase === 'replaying'}
+              aria-describedby={phase === 'replaying' ? `${ids}-replaying` : undefined}
+              onClick={() => restartWith()}
+            >
               Reset
             </button>
           </div>
@@ -577,8 +599,17 @@ function CounterBody({ engine, setRootData, related }: DemoContext & { related: 
               ? 'Stopped.'
               : `Simulated time ${clock(simMs)}${paused ? ' (paused)' : ''} · speed ${speed}×`}
       </p>
-      {phase === 'replaying' && replay ? (
-        <progress aria-label="Replayed" max={replay.targetMs} value={replay.atMs} />
+      {phase === 'replaying' ? (
+        <p className="counter-replay" id={`${ids}-replaying`}>
+          {replay ? (
+            <progress aria-label="Replayed" max={replay.targetMs} value={replay.atMs} />
+          ) : null}{' '}
+          Reset waits for the replay; to leave it now:{' '}
+          <button type="button" onClick={() => restartWith()}>
+            Cancel the replay
+          </button>{' '}
+          (the counter then starts from the beginning).
+        </p>
       ) : null}
       {failure ? (
         <p className="counter-failure" role="alert">
@@ -743,7 +774,11 @@ function ReaderOutputView({ output }: { output: ReaderOutput }) {
       <h3>{output.title}</h3>
       <p className="honesty">Output from PostgreSQL 18 running in your browser (PGlite)</p>
       <ResultList results={output.result.results} />
-      <NoticeList notices={output.result.notices} label={`${output.title}: messages`} />
+      <NoticeList
+        notices={output.result.notices}
+        omitted={output.result.noticesOmitted}
+        label={`${output.title}: messages`}
+      />
     </div>
   );
 }

@@ -325,6 +325,7 @@ function noticingFirstSession(engine: PageEngine, onSession: () => void): PageEn
     },
     listSessions: () => engine.listSessions(),
     cancel: (session) => engine.cancel(session),
+    stop: (session) => engine.stop(session),
     close: () => engine.close(),
   };
 }

@@ -2,7 +2,14 @@
  * The console's words around PostgreSQL's output: command tags, message lines in psql's
  * layout, and the one-line summary read out to screen readers.
  */
-import type { Notice, PgErrorFields, QueryResult, StatementResult } from '../engine/types';
+import type { StopOutcome } from '../engine/page';
+import {
+  answerCaps,
+  type Notice,
+  type PgErrorFields,
+  type QueryResult,
+  type StatementResult,
+} from '../engine/types';
 
 /**
  * Commands whose tag carries a row count (`display_rowcount` in PostgreSQL's
@@ -46,7 +53,8 @@ function plural(count: number, word: string): string {
 /** `3 statements ran. 1 notice.`: the status line after a query that succeeded. */
 export function summarise(result: QueryResult): string {
   const ran = `${plural(result.results.length, 'statement')} ran.`;
-  return result.notices.length > 0 ? `${ran} ${plural(result.notices.length, 'notice')}.` : ran;
+  const notices = result.notices.length + (result.noticesOmitted ?? 0);
+  return notices > 0 ? `${ran} ${plural(notices, 'notice')}.` : ran;
 }
 
 /** `ERROR 42601: syntax error at or near "SELEC"`: the status line after an error. */
@@ -60,4 +68,52 @@ export function summariseError(
 export function sentence(text: string): string {
   const trimmed = text.trim();
   return /[.?!…]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+}
+
+const count = (n: number) => n.toLocaleString('en');
+
+/**
+ * The line under a result that shows fewer rows than PostgreSQL returned, naming the limit
+ * that applied: `Showing 500 of 10,000,000 rows: …`. `drawn` is how many the page draws.
+ */
+export function keptRows(result: StatementResult, drawn: number): string {
+  const kept = result.rows.length;
+  const total = kept + (result.rowsOmitted?.count ?? 0);
+  const shown = Math.min(kept, drawn);
+  const head = `Showing ${count(shown)} of ${count(total)} ${total === 1 ? 'row' : 'rows'}`;
+  const draws = kept > drawn ? ` The page draws the first ${count(drawn)}.` : '';
+  if (!result.rowsOmitted) return `${head}.${draws}`;
+  const cap =
+    result.rowsOmitted.cap === 'rows'
+      ? `the first ${count(answerCaps.rows)} rows of a result`
+      : `the first ${count(answerCaps.bytes / 1_000_000)} MB of an answer`;
+  return (
+    `${head}: the in-browser engine keeps ${cap} (a limit of this site, not of PostgreSQL), ` +
+    `and PostgreSQL counted every row.${draws}`
+  );
+}
+
+/** The line under notices cut short by the caps: how many more PostgreSQL sent. */
+export function keptNotices(kept: number, omitted: number): string {
+  return (
+    `${count(omitted)} more ${omitted === 1 ? 'notice' : 'notices'} not shown: the in-browser ` +
+    `engine keeps ${count(answerCaps.notices)} notices and ` +
+    `${count(answerCaps.bytes / 1_000_000)} MB of an answer (a limit of this site, not of ` +
+    `PostgreSQL); these are the first ${count(kept)}.`
+  );
+}
+
+/** What Stop did, in words, when it did more than a server's cancel (null otherwise). */
+export function stopWords(outcome: StopOutcome): string | null {
+  if (outcome.kind !== 'replaced') return null;
+  const modelled =
+    'the engine’s worker was replaced and every session rebuilt from its journal, as after ' +
+    'the watchdog (modelled: a server would interrupt the statement itself)';
+  return outcome.queued
+    ? 'Stopped before it started. It was waiting its turn behind other work PostgreSQL was ' +
+        `busy with (another session’s statement, say), so ${modelled}. This statement was ` +
+        'cancelled (SQLSTATE 57014); a statement it waited behind started again from the beginning.'
+    : 'Stopped. PostgreSQL was busy with this statement, and inside the browser it cannot be ' +
+        `interrupted, so ${modelled}. The statement was cancelled as a server’s cancel ` +
+        'cancels it (SQLSTATE 57014) and was not run again; the other sessions are as they were.';
 }

@@ -27,6 +27,12 @@ import {
 /** The longest moment a link may ask to replay: ten simulated minutes. */
 export const longestMomentMs = 600_000;
 
+/** The most reader commands a moment may carry; a replay runs each of them. */
+export const mostMomentCommands = 500;
+
+/** The longest `moment` a link may carry, in characters (a moment of 500 commands fits). */
+export const longestMomentText = 64 * 1024;
+
 /** A number setting of the sim as the URL names it. */
 function numberParam(
   name: string,
@@ -156,6 +162,12 @@ export function momentSearch(checkpoint: Checkpoint): string {
 }
 
 function readMoment(text: string, problems: string[]): Checkpoint | null {
+  if (text.length > longestMomentText) {
+    problems.push(
+      `the link’s moment is longer than ${longestMomentText.toLocaleString('en')} characters, so the counter starts afresh`,
+    );
+    return null;
+  }
   try {
     const value = JSON.parse(fromBase64Url(text)) as Partial<Checkpoint>;
     if (
@@ -174,10 +186,19 @@ function readMoment(text: string, problems: string[]): Checkpoint | null {
     }
     const { settings, problems: settingProblems } = normaliseSettings(value.settings);
     problems.push(...settingProblems.map((p) => `in the moment: ${p}`));
+    let script = value.script
+      .flatMap((entry) => readEntry(entry, atMs))
+      .sort((a, b) => a.atMs - b.atMs);
+    if (script.length > mostMomentCommands) {
+      problems.push(
+        `the moment carries ${script.length} commands; replaying the first ${mostMomentCommands}`,
+      );
+      script = script.slice(0, mostMomentCommands);
+    }
     return {
       version: 1,
       settings,
-      script: value.script.flatMap((entry) => readEntry(entry, atMs)),
+      script,
       atMs,
       speed: typeof value.speed === 'number' ? value.speed : settings.speed,
       paused: value.paused === true,

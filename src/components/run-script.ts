@@ -8,23 +8,25 @@ import { PgError, type QueryResult, type Session } from '../engine/types';
  */
 export async function runScript(session: Session, script: string): Promise<QueryResult> {
   const done: QueryResult = { results: [], notices: [] };
+  const add = (more: QueryResult) => {
+    done.results.push(...more.results);
+    done.notices.push(...more.notices);
+    const omitted = (done.noticesOmitted ?? 0) + (more.noticesOmitted ?? 0);
+    if (omitted) done.noticesOmitted = omitted;
+  };
   for (const { sql, offset } of splitStatements(script)) {
     try {
-      const { results, notices } = await session.query(sql);
-      done.results.push(...results);
-      done.notices.push(...notices);
+      add(await session.query(sql));
     } catch (error) {
       if (!(error instanceof PgError)) throw error;
       const fields = error.toFields();
+      add(error.partial);
       throw new PgError(
         {
           ...fields,
           ...(fields.position === undefined ? {} : { position: offset + fields.position }),
         },
-        {
-          results: [...done.results, ...error.partial.results],
-          notices: [...done.notices, ...error.partial.notices],
-        },
+        done,
       );
     }
   }

@@ -13,6 +13,23 @@ export type StartProgress =
   | { step: 'boot' }
   | { step: 'ready' };
 
+/**
+ * What Stop did to a session's statement. Either way the statement failed with 57014, as
+ * a server's cancel fails it, and a transaction block it was in is aborted.
+ */
+export type StopOutcome =
+  /** It waited for a lock or slept in pg_sleep: the engine cancelled it, nothing else changed. */
+  | { kind: 'cancelled' }
+  /**
+   * PostgreSQL was busy with it (or, `queued`, with other work it waited its turn behind)
+   * and cannot be interrupted inside the browser: the engine's worker was replaced and
+   * every session rebuilt from the journal, as after the watchdog; the statement was not
+   * run again (a statement it waited behind starts again).
+   */
+  | { kind: 'replaced'; queued: boolean }
+  /** It had ended by the time Stop reached it. */
+  | { kind: 'not-running' };
+
 /** The page's one engine: started on first need, shared by every demo on the page. */
 export interface PageEngine extends Engine {
   /** Starts the engine (idempotent); `onProgress` hears each step. */
@@ -24,4 +41,9 @@ export interface PageEngine extends Engine {
   listSessions(): Promise<SessionInfo[]>;
   /** Cancels a session's waiting statement; resolves false when it was not waiting. */
   cancel(session: Session): Promise<boolean>;
+  /**
+   * Stops a session's statement, whatever it is doing (waiting, sleeping, or working in
+   * PostgreSQL), as a server's cancel does (57014).
+   */
+  stop(session: Session): Promise<StopOutcome>;
 }

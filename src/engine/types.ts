@@ -27,6 +27,11 @@ export interface StatementResult {
   rows: Row[];
   /** Rows returned or changed, as the command tag reports it; `null` when it has none. */
   rowCount: number | null;
+  /**
+   * Rows PostgreSQL sent that the engine did not keep, and the cap that left them out
+   * (`answerCaps`); absent when every row is in `rows`. `rowCount` still counts them all.
+   */
+  rowsOmitted?: { count: number; cap: 'rows' | 'bytes' };
 }
 
 /** A NOTICE/INFO/WARNING message, such as the lines of `VACUUM (VERBOSE)`. */
@@ -56,7 +61,29 @@ export interface QueryResult {
   /** One entry per statement that completed. */
   results: StatementResult[];
   notices: Notice[];
+  /** Notices PostgreSQL sent past the `notices` or `bytes` cap, counted but not kept. */
+  noticesOmitted?: number;
 }
+
+/**
+ * What the in-browser engine keeps of one answer, so that a statement that returns ten
+ * million rows or raises a notice in a loop cannot take the page down. These are limits of
+ * the site, not of PostgreSQL: each is named on screen when it applies, and the counts of
+ * what was left out are PostgreSQL's own. The worker applies them as the answer streams in,
+ * so the page never receives the rest.
+ */
+export const answerCaps = {
+  /** Rows kept per result; the command tag still counts every row. */
+  rows: 1000,
+  /** Bytes of rows and notices kept per answer (their size on the wire protocol). */
+  bytes: 1_000_000,
+  /** Notices kept per answer. */
+  notices: 100,
+  /** Characters kept of an error's or a notice's message, detail and hint each. */
+  messageChars: 10_000,
+  /** The longest statement the engine takes, in bytes of UTF-8. */
+  statementBytes: 100_000,
+} as const;
 
 /**
  * A statement failed. Carries the server's error fields and the results and notices of
@@ -158,6 +185,27 @@ export const refusalKinds = [
    * SERIALIZABLE transaction that may write is set aside: a server waits for it to end.
    */
   'deferrable-snapshot',
+  /** COMMIT PREPARED or ROLLBACK PREPARED of a transaction the engine set aside itself. */
+  'layer-transaction',
+  /** SET SESSION AUTHORIZATION: every session shares the one backend's login. */
+  'session-authorization',
+  /**
+   * A change to the `sim` schema, its objects, the role `app`, the engine's own settings or
+   * its guard: the engine's view of the sessions (pg_stat_activity, pg_backend_pid) is there.
+   */
+  'layer-schema',
+  /**
+   * An object named like one of pg_catalog's in a schema the search path puts ahead of
+   * pg_catalog: here it would hide PostgreSQL's own, which a server's search path never does.
+   */
+  'shadows-catalog',
+  /** A statement longer than `answerCaps.statementBytes`. */
+  'statement-too-large',
+  /**
+   * DISCARD ALL or pg_advisory_unlock_all() while another session holds a session-level
+   * advisory lock: the one backend would give that session's up too.
+   */
+  'releases-others-locks',
 ] as const;
 
 /** One reason the engine cannot show something truthfully (see `refusalKinds`). */
@@ -186,14 +234,21 @@ export class NotExpressibleError extends Error {
   }
 }
 
+/** Why the engine went away: restarted (Reset), closed, crashed, or stopped recovering. */
+export type EngineGoneKind = 'restarted' | 'closed' | 'crashed' | 'recoveries' | 'stale-session';
+
 /**
  * The engine itself went away (a restart, a crash, a closed worker), so the statement's
  * outcome is unknown. Not a PostgreSQL error: it has no SQLSTATE.
  */
 export class EngineGoneError extends Error {
-  constructor(message: string) {
+  /** Why, as data; the message says it in words. */
+  readonly kind: EngineGoneKind;
+
+  constructor(message: string, kind: EngineGoneKind = 'crashed') {
     super(message);
     this.name = 'EngineGoneError';
+    this.kind = kind;
   }
 }
 

@@ -64,6 +64,20 @@ export interface Checkpoint {
 /** Told how far a replay has come, e.g. to draw a progress bar; may pause the replay. */
 export type Progress = (atMs: number, targetMs: number) => void | Promise<void>;
 
+/**
+ * Events the log keeps: the most recent ones. An hour at 8× makes hundreds of thousands;
+ * the picture and its words need only the last few, and the rest are counted.
+ */
+export const eventLogLimit = 5000;
+
+/** A replay to a moment was cancelled (its `signal` aborted) before it got there. */
+export class ReplayCancelled extends Error {
+  constructor() {
+    super('The replay to the moment was cancelled.');
+    this.name = 'ReplayCancelled';
+  }
+}
+
 export interface CounterSim {
   /** The settings the run started with, after `normaliseSettings`. */
   readonly settings: CounterSettings;
@@ -71,14 +85,19 @@ export interface CounterSim {
   readonly problems: string[];
   /** The live state (plain data); read it, do not change it. */
   readonly state: SimState;
-  /** Every event so far. */
+  /** The events so far: the last `eventLogLimit` of them, or up to twice as many. */
   events(): readonly SimEvent[];
+  /** How many older events the log no longer keeps. */
+  eventsDropped(): number;
   /** Moves the clock one tick, running what falls due; returns the tick's events. */
   step(): Promise<SimEvent[]>;
   /** Moves the clock by `ms` (whole ticks); returns the events. */
   advance(ms: number): Promise<SimEvent[]>;
-  /** Moves the clock to `atMs` at full speed, reporting progress after each tick. */
-  runUntil(atMs: number, onProgress?: Progress): Promise<void>;
+  /**
+   * Moves the clock to `atMs` at full speed, reporting progress after each tick; throws
+   * ReplayCancelled when `signal` aborts first.
+   */
+  runUntil(atMs: number, onProgress?: Progress, signal?: AbortSignal): Promise<void>;
   pause(): void;
   resume(): void;
   /** Sets the speed a real-time driver should run at (clamped to 0.25×–8×). */
@@ -103,6 +122,10 @@ export interface StartOptions {
   onEvent?: (event: SimEvent) => void;
   /** Commands to replay at their moments (from a checkpoint). */
   script?: ScriptEntry[];
+  /** Ends a replay early (see `restoreCounterSim`). */
+  signal?: AbortSignal;
+  /** Events the log keeps (default `eventLogLimit`); tests and the soak take fewer. */
+  eventLogLimit?: number;
 }
 
 /**
@@ -136,6 +159,9 @@ export async function startCounterSim(
     halted: null,
   };
   const log: SimEvent[] = [];
+  /** Events dropped from the front of `log`: an event's place in the run is `dropped + i`. */
+  let dropped = 0;
+  const keep = options.eventLogLimit ?? eventLogLimit;
   const sessions = new Map<string, Session>();
   const ctx: SimContext = {
     engine,
@@ -144,6 +170,12 @@ export async function startCounterSim(
     emit(body) {
       const event = { ...body, t: state.clock.nowMs } as SimEvent;
       log.push(event);
+      // Trimmed in batches, so that keeping the last `keep` costs little per event.
+      if (log.length >= 2 * keep) {
+        const cut = log.length - keep;
+        log.splice(0, cut);
+        dropped += cut;
+      }
       options.onEvent?.(event);
     },
     schedule: (atMs, action) => schedule(state, atMs, action),
@@ -316,27 +348,31 @@ export async function startCounterSim(
     state.clock.nowMs = end;
   }
 
+  /** The events since `from` (a place in the run, as `dropped + log.length` gives it). */
+  const since = (from: number) => log.slice(Math.max(0, from - dropped));
   const sim: CounterSim = {
     settings,
     problems,
     state,
     events: () => log,
+    eventsDropped: () => dropped,
     step: () =>
       exclusive(async () => {
-        const from = log.length;
+        const from = dropped + log.length;
         await tick();
-        return log.slice(from);
+        return since(from);
       }),
     advance: (ms) =>
       exclusive(async () => {
-        const from = log.length;
+        const from = dropped + log.length;
         const target = state.clock.nowMs + Math.max(0, ms);
         while (state.clock.nowMs < target) await tick();
-        return log.slice(from);
+        return since(from);
       }),
-    runUntil: (atMs, onProgress) =>
+    runUntil: (atMs, onProgress, signal) =>
       exclusive(async () => {
         while (state.clock.nowMs < atMs) {
+          if (signal?.aborted) throw new ReplayCancelled();
           await tick();
           await onProgress?.(state.clock.nowMs, atMs);
         }
@@ -394,7 +430,9 @@ export async function startCounterSim(
 
 /**
  * Comes back to a checkpoint's moment on a fresh engine: starts from its settings and
- * replays its script at full speed up to its moment.
+ * replays its script at full speed up to its moment. When `options.signal` aborts first,
+ * the sim's sessions are closed and it throws ReplayCancelled, so nothing of it is left
+ * on the engine.
  */
 export async function restoreCounterSim(
   engine: Engine,
@@ -408,7 +446,13 @@ export async function restoreCounterSim(
     ...options,
     script: checkpoint.script,
   });
-  await sim.runUntil(checkpoint.atMs, onProgress);
+  try {
+    if (options.signal?.aborted) throw new ReplayCancelled();
+    await sim.runUntil(checkpoint.atMs, onProgress, options.signal);
+  } catch (error) {
+    await sim.stop();
+    throw error;
+  }
   sim.setSpeed(checkpoint.speed);
   if (checkpoint.paused) sim.pause();
   return sim;

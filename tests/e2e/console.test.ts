@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import {
   finishedRuns,
+  runsAfter,
   runSql,
+  startRun,
   startGapSampling,
   stopGapSampling,
   tab,
@@ -61,14 +63,31 @@ describe('the SQL console at /lab/', () => {
     expect(await runSql(page, 'SELECT 2 AS two')).toContain('SELECT 1');
   });
 
-  it('gives a readable error for a 1 MB statement without echoing it whole', async () => {
+  it('refuses a 1 MB statement with words naming the cap, without echoing it', async () => {
     const huge = `SELECT '${'x'.repeat(1024 * 1024)}' FROM nowhere_at_all`;
     await runSql(page, huge);
-    const error = await page.getByRole('region', { name: 'Error' }).innerText();
-    expect(error).toContain('relation "nowhere_at_all" does not exist');
-    expect(error).toContain('SQLSTATE: 42P01');
-    expect(error.length).toBeLessThan(2000);
+    const limit = await page
+      .getByRole('region', { name: 'Limit of the in-browser engine' })
+      .innerText();
+    expect(limit).toMatch(/this statement is 1,048,6\d\d bytes long/);
+    expect(limit).toContain('statements of up to 100,000 bytes');
+    expect(limit.length).toBeLessThan(2000);
     expect(await runSql(page, 'SELECT 3 AS three')).toContain('three');
+  });
+
+  it('Stop ends a statement PostgreSQL is busy with, with 57014, and says how', async () => {
+    await startGapSampling(page);
+    const before = await startRun(page, 'SELECT count(*) FROM generate_series(1, 2000000000)');
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await runsAfter(page, before, 60_000);
+    const error = await page.getByRole('region', { name: 'Error' }).innerText();
+    expect(error).toContain('ERROR:  canceling statement due to user request');
+    expect(error).toContain('SQLSTATE: 57014');
+    expect(await page.locator('.console-stopped').innerText()).toMatch(
+      /cannot be interrupted, so the engine’s worker was replaced and every session rebuilt/,
+    );
+    expect(await stopGapSampling(page)).toBeLessThan(250);
+    expect(await runSql(page, 'SELECT 5 AS five')).toContain('five');
   });
 
   it('says a transaction is aborted after an error in it, and recovers after ROLLBACK', async () => {

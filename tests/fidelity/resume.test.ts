@@ -6,13 +6,17 @@ import type { Engine, Session } from '../../src/engine/types';
 import { answer, within } from '../support/answer';
 import { bothEngines } from '../support/both-engines';
 
-/** Opens `names` as sessions of `engine` over a fresh `box` table with rows 1 to 4. */
+/**
+ * Opens `names` as sessions of `engine` over a fresh `tray` table with rows 1 to 4. Not
+ * `box`: a table's name is also its row type's, and on PGlite one that would hide
+ * pg_catalog's `box` type is refused (`shadows-catalog`, guards.ts).
+ */
 async function scene(engine: Engine, ...names: string[]): Promise<Session[]> {
   const opened: Session[] = [];
   for (const name of names) opened.push(await engine.openSession({ applicationName: name }));
   await opened[0]!.query(
-    'DROP TABLE IF EXISTS box; CREATE TABLE box (id int PRIMARY KEY, v int NOT NULL); ' +
-      'INSERT INTO box SELECT g, 0 FROM generate_series(1, 4) g',
+    'DROP TABLE IF EXISTS tray; CREATE TABLE tray (id int PRIMARY KEY, v int NOT NULL); ' +
+      'INSERT INTO tray SELECT g, 0 FROM generate_series(1, 4) g',
   );
   return opened;
 }
@@ -28,13 +32,13 @@ const kindOf = (a: unknown) =>
 /** Two writers interleave in READ COMMITTED; the first goes on after the second wrote. */
 async function interleavedWriters(engine: Engine) {
   const [a, b, reader] = await scene(engine, 'a', 'b', 'reader');
-  await a!.query('BEGIN; UPDATE box SET v = 1 WHERE id = 1');
-  await b!.query('BEGIN; UPDATE box SET v = 2 WHERE id = 2');
-  const goesOn = await answer(a!, 'UPDATE box SET v = v + 10 WHERE id IN (1, 3) RETURNING id, v');
-  const locked = await answer(reader!, 'SELECT id FROM box WHERE id = 3 FOR UPDATE NOWAIT');
+  await a!.query('BEGIN; UPDATE tray SET v = 1 WHERE id = 1');
+  await b!.query('BEGIN; UPDATE tray SET v = 2 WHERE id = 2');
+  const goesOn = await answer(a!, 'UPDATE tray SET v = v + 10 WHERE id IN (1, 3) RETURNING id, v');
+  const locked = await answer(reader!, 'SELECT id FROM tray WHERE id = 3 FOR UPDATE NOWAIT');
   await a!.query('COMMIT');
   await b!.query('COMMIT');
-  const rows = await answer(reader!, 'SELECT id, v FROM box ORDER BY id');
+  const rows = await answer(reader!, 'SELECT id, v FROM tray ORDER BY id');
   await closeAll([a!, b!, reader!]);
   return { goesOn, locked, rows };
 }
@@ -42,10 +46,10 @@ async function interleavedWriters(engine: Engine) {
 /** A statement that waited for the first writer's row ends when its replay commits. */
 async function waiterOnReplayed(engine: Engine) {
   const [a, b] = await scene(engine, 'a', 'b');
-  await a!.query('BEGIN; UPDATE box SET v = 1 WHERE id = 1');
-  const waiting = answer(b!, 'UPDATE box SET v = v + 100 WHERE id = 1 RETURNING v');
+  await a!.query('BEGIN; UPDATE tray SET v = 1 WHERE id = 1');
+  const waiting = answer(b!, 'UPDATE tray SET v = v + 100 WHERE id = 1 RETURNING v');
   const first = await within(waiting, 400);
-  const goesOn = await answer(a!, 'UPDATE box SET v = 5 WHERE id = 4 RETURNING v');
+  const goesOn = await answer(a!, 'UPDATE tray SET v = 5 WHERE id = 4 RETURNING v');
   const still = await within(waiting, 400);
   await a!.query('COMMIT');
   const after = await within(waiting, 3000);
@@ -56,9 +60,9 @@ async function waiterOnReplayed(engine: Engine) {
 /** ROLLBACK TO SAVEPOINT gives up a lock that another statement waits for. */
 async function rollbackToFreesWaiter(engine: Engine) {
   const [a, b] = await scene(engine, 'a', 'b');
-  await a!.query('BEGIN; SELECT id FROM box WHERE id = 1 FOR KEY SHARE; SAVEPOINT f');
-  await a!.query('UPDATE box SET id = 10 WHERE id = 1');
-  const waiting = answer(b!, 'SELECT id FROM box WHERE id = 1 FOR KEY SHARE');
+  await a!.query('BEGIN; SELECT id FROM tray WHERE id = 1 FOR KEY SHARE; SAVEPOINT f');
+  await a!.query('UPDATE tray SET id = 10 WHERE id = 1');
+  const waiting = answer(b!, 'SELECT id FROM tray WHERE id = 1 FOR KEY SHARE');
   const first = await within(waiting, 400);
   await a!.query('ROLLBACK TO f');
   const after = await within(waiting, 3000);
@@ -70,9 +74,9 @@ async function rollbackToFreesWaiter(engine: Engine) {
 /** The first writer must go on after another transaction committed. */
 async function afterACommit(engine: Engine) {
   const [a, b] = await scene(engine, 'a', 'b');
-  await a!.query('BEGIN; INSERT INTO box VALUES (5, (SELECT sum(v) FROM box))');
-  await b!.query('UPDATE box SET v = 7 WHERE id = 2');
-  const goesOn = await answer(a!, 'SELECT id, v FROM box ORDER BY id');
+  await a!.query('BEGIN; INSERT INTO tray VALUES (5, (SELECT sum(v) FROM tray))');
+  await b!.query('UPDATE tray SET v = 7 WHERE id = 2');
+  const goesOn = await answer(a!, 'SELECT id, v FROM tray ORDER BY id');
   await a!.query('ROLLBACK').catch(() => {});
   await closeAll([a!, b!]);
   return { goesOn };
@@ -81,11 +85,11 @@ async function afterACommit(engine: Engine) {
 /** The first writer's XID was shown to a reader before it had to go on. */
 async function xidShown(engine: Engine) {
   const [a, b] = await scene(engine, 'a', 'b');
-  await a!.query('BEGIN; UPDATE box SET v = 1 WHERE id = 1');
+  await a!.query('BEGIN; UPDATE tray SET v = 1 WHERE id = 1');
   await b!.query(
     "SELECT backend_xid IS NOT NULL FROM pg_stat_activity WHERE application_name = 'a'",
   );
-  const goesOn = await answer(a!, 'UPDATE box SET v = 2 WHERE id = 2 RETURNING v');
+  const goesOn = await answer(a!, 'UPDATE tray SET v = 2 WHERE id = 2 RETURNING v');
   await a!.query('ROLLBACK').catch(() => {});
   await closeAll([a!, b!]);
   return { goesOn };
@@ -94,9 +98,9 @@ async function xidShown(engine: Engine) {
 /** The first writer read the clock. */
 async function readTheClock(engine: Engine) {
   const [a, b] = await scene(engine, 'a', 'b');
-  await a!.query('BEGIN; UPDATE box SET v = extract(epoch FROM now())::int % 7 WHERE id = 1');
+  await a!.query('BEGIN; UPDATE tray SET v = extract(epoch FROM now())::int % 7 WHERE id = 1');
   await b!.query('SELECT 1');
-  const goesOn = await answer(a!, 'SELECT count(*) FROM box');
+  const goesOn = await answer(a!, 'SELECT count(*) FROM tray');
   await a!.query('ROLLBACK').catch(() => {});
   await closeAll([a!, b!]);
   return { goesOn };
@@ -108,13 +112,13 @@ async function readTheClock(engine: Engine) {
  */
 async function skippedRowFreed(engine: Engine) {
   const [a, b] = await scene(engine, 'a', 'b');
-  await b!.query('BEGIN; SELECT id FROM box WHERE id = 1 FOR UPDATE');
+  await b!.query('BEGIN; SELECT id FROM tray WHERE id = 1 FOR UPDATE');
   const claimed = await answer(
     a!,
-    'BEGIN; SELECT id FROM box ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1',
+    'BEGIN; SELECT id FROM tray ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1',
   );
   await b!.query('ROLLBACK');
-  const goesOn = await answer(a!, 'UPDATE box SET v = 9 WHERE id = 2 RETURNING v');
+  const goesOn = await answer(a!, 'UPDATE tray SET v = 9 WHERE id = 2 RETURNING v');
   const next = await answer(a!, 'SELECT 1');
   await a!.query('ROLLBACK');
   await closeAll([a!, b!]);
@@ -124,9 +128,9 @@ async function skippedRowFreed(engine: Engine) {
 /** After a replay, a look at XIDs while a younger transaction is open. */
 async function renumbered(engine: Engine) {
   const [a, b, reader] = await scene(engine, 'a', 'b', 'reader');
-  await a!.query('BEGIN; UPDATE box SET v = 1 WHERE id = 1');
-  await b!.query('BEGIN; UPDATE box SET v = 2 WHERE id = 2');
-  await a!.query('UPDATE box SET v = 3 WHERE id = 3');
+  await a!.query('BEGIN; UPDATE tray SET v = 1 WHERE id = 1');
+  await b!.query('BEGIN; UPDATE tray SET v = 2 WHERE id = 2');
+  await a!.query('UPDATE tray SET v = 3 WHERE id = 3');
   const look = await answer(
     reader!,
     'SELECT application_name FROM pg_stat_activity WHERE backend_xid IS NOT NULL ORDER BY age(backend_xid) DESC',
@@ -150,7 +154,7 @@ describe('a parked transaction that goes on, on PGlite and on PostgreSQL 18', ()
         ['1', '11'],
         ['3', '10'],
       ],
-      locked: '55P03 could not obtain lock on row in relation "box"',
+      locked: '55P03 could not obtain lock on row in relation "tray"',
       rows: [
         ['1', '11'],
         ['2', '2'],

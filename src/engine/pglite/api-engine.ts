@@ -9,6 +9,7 @@ import {
 } from '../types';
 import type { EngineApi } from './core';
 import type { OpenReply } from './sessions';
+import { statementTooLarge } from './sessions/guards';
 import type { Method } from './messages';
 
 /** Calls one engine API method, in this thread or across a worker boundary. */
@@ -30,12 +31,18 @@ export function apiSession(call: CallApi, opened: OpenReply, alive: () => boolea
   if (!opened.ok) throw new PgError(opened.error);
   const { id, pid } = opened;
   const gone = () =>
-    new EngineGoneError('This session ended when the engine restarted. Open a new one.');
+    new EngineGoneError(
+      'This session ended when the engine restarted. Open a new one.',
+      'stale-session',
+    );
   return {
     id,
     pid,
     async query(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult> {
       if (!alive()) throw gone();
+      // Refused here as the layer would refuse it, so that it is not sent or journaled.
+      const large = statementTooLarge(sql);
+      if (large) throw refused(large.notExpressible);
       const reply = await call('query', id, sql, params);
       if ('notExpressible' in reply) throw refused(reply.notExpressible);
       // The worker answers once the statement ends, with every notice it sent.

@@ -1,6 +1,13 @@
 import { protocol, type PGlite } from '@electric-sql/pglite';
 import { parseCommandTag } from '../command-tag';
-import type { Field, Notice, PgErrorFields, Row, StatementResult } from '../types';
+import {
+  answerCaps,
+  type Field,
+  type Notice,
+  type PgErrorFields,
+  type Row,
+  type StatementResult,
+} from '../types';
 
 type BackendMessage = { name: string };
 type NoticeLike = {
@@ -12,13 +19,20 @@ type NoticeLike = {
   position?: string;
 };
 
+/** `text` cut to `answerCaps.messageChars`, saying so, as PostgreSQL's text is kept. */
+function capped(text: string): string {
+  const max = answerCaps.messageChars;
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}… (cut here: the in-browser engine keeps ${max.toLocaleString('en')} characters of a message)`;
+}
+
 function toNotice(n: NoticeLike): Notice {
   return {
     severity: n.severity ?? 'NOTICE',
     code: n.code ?? '00000',
-    message: n.message ?? '',
-    ...(n.detail ? { detail: n.detail } : {}),
-    ...(n.hint ? { hint: n.hint } : {}),
+    message: capped(n.message ?? ''),
+    ...(n.detail ? { detail: capped(n.detail) } : {}),
+    ...(n.hint ? { hint: capped(n.hint) } : {}),
   };
 }
 
@@ -26,9 +40,9 @@ function toErrorFields(e: NoticeLike): PgErrorFields {
   return {
     code: e.code ?? 'XX000',
     severity: e.severity ?? 'ERROR',
-    message: e.message ?? 'unknown error',
-    ...(e.detail ? { detail: e.detail } : {}),
-    ...(e.hint ? { hint: e.hint } : {}),
+    message: capped(e.message ?? 'unknown error'),
+    ...(e.detail ? { detail: capped(e.detail) } : {}),
+    ...(e.hint ? { hint: capped(e.hint) } : {}),
     ...(e.position ? { position: Number(e.position) } : {}),
   };
 }
@@ -40,24 +54,50 @@ export type TransactionStatus = 'I' | 'T' | 'E';
 export interface BackendReply {
   results: StatementResult[];
   notices: Notice[];
+  /** Notices past the caps, counted and not kept (reader statements only). */
+  noticesOmitted?: number;
   error?: PgErrorFields;
   status: TransactionStatus;
 }
 
-/** The result being read: its columns and rows so far, until its CommandComplete. */
-interface Reading {
-  fields: Field[];
-  rows: Row[];
+/** What of an answer is kept: `answerCaps` for a reader's statement, everything for the layer's. */
+export interface Caps {
+  rows: number;
+  bytes: number;
+  notices: number;
 }
 
+const keepAll: Caps = { rows: Infinity, bytes: Infinity, notices: Infinity };
+
+/** The caps a reader's statement runs under (see `answerCaps`). */
+export const readerCaps: Caps = {
+  rows: answerCaps.rows,
+  bytes: answerCaps.bytes,
+  notices: answerCaps.notices,
+};
+
+// Message types, the first byte of each backend message (protocol-message-formats).
+const DATA_ROW = 0x44; // 'D'
+const NOTICE = 0x4e; // 'N'
+
 /**
- * Folds the backend's protocol messages into `reply`, in the order they came. `reading`
- * carries over from one call to the next: over the extended protocol the columns come
- * with Describe and the rows with Execute, in answers of their own.
+ * Reads the backend's protocol messages as they stream out of PGlite and folds them into a
+ * reply, keeping what `caps` allow: a row or notice past them is counted from its header
+ * and skipped, never decoded or held, so a result of ten million rows costs the worker no
+ * more memory than one of a thousand (PGlite's own `execProtocol` keeps every byte).
+ * Over the extended protocol the columns come with Describe and the rows with Execute, in
+ * answers of their own, so one reader serves every message of a query.
  */
-function collect(messages: BackendMessage[], reply: BackendReply, reading: Reading): void {
-  let { fields, rows } = reading;
-  for (const m of messages) {
+function answerReader(reply: BackendReply, caps: Caps) {
+  const parser = new protocol.Parser();
+  let fields: Field[] = [];
+  let rows: Row[] = [];
+  /** Rows of the current result left out, and the cap that did it. */
+  let omitted: { count: number; cap: 'rows' | 'bytes' } | null = null;
+  let bytes = 0;
+  let noticesOmitted = 0;
+
+  function onMessage(m: BackendMessage): void {
     switch (m.name) {
       case 'rowDescription':
         fields = (m as unknown as { fields: Field[] }).fields.map((f) => ({
@@ -65,17 +105,24 @@ function collect(messages: BackendMessage[], reply: BackendReply, reading: Readi
           dataTypeID: f.dataTypeID,
         }));
         rows = [];
+        omitted = null;
         break;
       case 'dataRow':
         rows.push((m as unknown as { fields: Row }).fields);
         break;
       case 'commandComplete': {
         const { command, rowCount } = parseCommandTag((m as unknown as { text: string }).text);
-        reply.results.push({ command, rowCount, fields, rows });
+        const result: StatementResult = { command, rowCount, fields, rows };
+        if (omitted) result.rowsOmitted = omitted;
+        reply.results.push(result);
         fields = [];
         rows = [];
+        omitted = null;
         break;
       }
+      case 'notice':
+        reply.notices.push(toNotice(m as unknown as NoticeLike));
+        break;
       case 'error':
         reply.error ??= toErrorFields(m as unknown as NoticeLike);
         break;
@@ -84,7 +131,100 @@ function collect(messages: BackendMessage[], reply: BackendReply, reading: Readi
         break;
     }
   }
-  Object.assign(reading, { fields, rows });
+
+  /** Whether to keep a message of `type` and `size` bytes, counting what is left out. */
+  function keep(type: number, size: number): boolean {
+    if (type === DATA_ROW) {
+      if (omitted === null) {
+        if (rows.length >= caps.rows) omitted = { count: 0, cap: 'rows' };
+        else if (bytes + size > caps.bytes) omitted = { count: 0, cap: 'bytes' };
+      }
+      // Once a cap is reached the result's later rows go too: the kept ones are its first.
+      if (omitted !== null) {
+        omitted.count++;
+        return false;
+      }
+      bytes += size;
+      return true;
+    }
+    if (type === NOTICE) {
+      if (reply.notices.length >= caps.notices || bytes + size > caps.bytes) {
+        reply.noticesOmitted = ++noticesOmitted;
+        return false;
+      }
+      bytes += size;
+    }
+    return true;
+  }
+
+  // The message being read: its header so far, then its bytes (null while skipping them).
+  const header = new Uint8Array(5);
+  let headerLength = 0;
+  let message: Uint8Array | null = null;
+  let size = 0;
+  let filled = 0;
+  let reading = false;
+
+  /** Takes one chunk of PGlite's output (a view into its memory, valid only now). */
+  return (chunk: Uint8Array): void => {
+    let at = 0;
+    const end = chunk.length;
+    while (at < end) {
+      if (!reading) {
+        // Most headers lie whole in the chunk: read them in place, without copying.
+        let type: number;
+        if (headerLength === 0 && at + 5 <= end) {
+          type = chunk[at]!;
+          size =
+            (1 +
+              ((chunk[at + 1]! << 24) |
+                (chunk[at + 2]! << 16) |
+                (chunk[at + 3]! << 8) |
+                chunk[at + 4]!)) >>>
+            0;
+          if (!keep(type, size)) {
+            // Skipped whole when it lies in the chunk too: a row past the caps costs nothing.
+            if (at + size <= end) {
+              at += size;
+              continue;
+            }
+            message = null;
+            filled = end - at;
+            at = end;
+            reading = true;
+            continue;
+          }
+          message = new Uint8Array(size);
+          filled = 0;
+          reading = true;
+        } else {
+          const take = Math.min(5 - headerLength, end - at);
+          header.set(chunk.subarray(at, at + take), headerLength);
+          headerLength += take;
+          at += take;
+          if (headerLength < 5) return;
+          headerLength = 0;
+          type = header[0]!;
+          // The length counts itself but not the type byte.
+          size =
+            1 + (((header[1]! << 24) | (header[2]! << 16) | (header[3]! << 8) | header[4]!) >>> 0);
+          message = keep(type, size) ? new Uint8Array(size) : null;
+          message?.set(header);
+          filled = 5;
+          reading = true;
+        }
+      }
+      const take = Math.min(size - filled, end - at);
+      message?.set(chunk.subarray(at, at + take), filled);
+      filled += take;
+      at += take;
+      if (filled === size) {
+        reading = false;
+        if (message) parser.parse(message, onMessage);
+        message = null;
+      }
+    }
+  };
 }
 
 /** Text for a bound parameter, as a driver would send it. */
@@ -103,21 +243,20 @@ function paramText(value: unknown): string | null {
 export function makeBackend(db: PGlite) {
   const s = protocol.serialize;
 
-  async function send(messages: Uint8Array[]): Promise<BackendReply> {
+  async function send(messages: Uint8Array[], caps: Caps): Promise<BackendReply> {
     const reply: BackendReply = { results: [], notices: [], status: 'I' };
-    const onNotice = (n: NoticeLike) => reply.notices.push(toNotice(n));
-    const reading: Reading = { fields: [], rows: [] };
-    for (const message of messages) {
-      const answer = await db.execProtocol(message, { throwOnError: false, onNotice });
-      // After an error the backend skips everything up to Sync, so later answers are empty.
-      collect(answer.messages as BackendMessage[], reply, reading);
-    }
+    const onRawData = answerReader(reply, caps);
+    // After an error the backend skips everything up to Sync, so later answers are empty.
+    for (const message of messages) await db.execProtocolRawStream(message, { onRawData });
     return reply;
   }
 
   return {
-    /** Runs `sql` with the simple protocol, or with the extended one when `params` is given. */
-    run(sql: string, params?: unknown[]): Promise<BackendReply> {
+    /**
+     * Runs `sql` with the simple protocol, or with the extended one when `params` is given.
+     * `caps` bound what is kept of the answer (a reader's statement runs under `readerCaps`).
+     */
+    run(sql: string, params?: unknown[], caps: Caps = keepAll): Promise<BackendReply> {
       return db.runExclusive(() =>
         send(
           params === undefined
@@ -129,6 +268,7 @@ export function makeBackend(db: PGlite) {
                 s.execute({}),
                 s.sync(),
               ],
+          caps,
         ),
       );
     },
@@ -138,6 +278,15 @@ export function makeBackend(db: PGlite) {
       const reply = await this.run(sql, params);
       if (reply.error) throw new Error(`${sql}: ${reply.error.message}`);
       return reply.results;
+    },
+
+    /**
+     * The data directory as it is now, as a gzipped tar (for a checkpoint of the journal:
+     * sessions/checkpoint.ts). Run CHECKPOINT first, so the files hold every commit.
+     */
+    dump(): Promise<Blob> {
+      // dumpDataDir takes PGlite's query lock itself: not inside runExclusive.
+      return db.dumpDataDir('gzip');
     },
   };
 }

@@ -15,10 +15,13 @@ export function makeEngineApi(db: PGlite, options: LayerOptions = {}) {
     closeSession: layer.closeSession,
     listSessions: layer.list,
     cancel: layer.cancel,
+    withdraw: layer.withdraw,
     /** The calls above as data, journaled with the caller's tag (the worker's way in). */
     invoke: layer.invoke,
-    /** Rebuilds the sessions of an engine the watchdog replaced (see client.ts). */
+    /** Rebuilds the sessions of an engine the watchdog replaced (see worker-engine.ts). */
     replay: layer.replay,
+    /** Takes up a checkpoint before the replay, when the journal has one. */
+    restore: layer.restore,
   };
 }
 

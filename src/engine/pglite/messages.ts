@@ -1,8 +1,8 @@
 import type { EngineApi } from './core';
-import type { JournalEntry } from './sessions';
+import type { CheckpointLimits, JournalEntry, LayerCheckpoint } from './sessions';
 
 /** A method of the engine API that the main thread calls. */
-export type Method = Exclude<keyof EngineApi, 'invoke' | 'replay'>;
+export type Method = Exclude<keyof EngineApi, 'invoke' | 'replay' | 'restore'>;
 
 /**
  * What the worker needs to boot, obtained once per page (fetched and compiled) or once per
@@ -17,12 +17,16 @@ export interface BootArtifacts {
   dataDir: Blob;
 }
 
-/** What a replacement worker rebuilds after the watchdog ended a stuck one. */
+/** What a replacement worker rebuilds after the watchdog (or Stop) ended a busy one. */
 export interface Restore {
-  /** Every call the stuck worker finished, in order. */
+  /** Where to start: the last checkpoint, or the prepared data directory when there is none. */
+  base?: LayerCheckpoint;
+  /** Every call the old worker finished since `base`, in order. */
   journal: JournalEntry[];
   /** Reader statements (by number) that never came back: taken for lock waits. */
   stuck: number[];
+  /** Reader statements (by number) the reader stopped: answered 57014, not sent again. */
+  cancelled: number[];
 }
 
 /** Main thread → worker. Every message has a `type` and a `callId`. */
@@ -33,6 +37,8 @@ export type WorkerRequest =
       artifacts: BootArtifacts;
       /** Extra `-c` settings PostgreSQL starts with (e.g. a small `max_connections`). */
       settings?: Record<string, string>;
+      /** When the journal is checkpointed, if not by default (tests). */
+      checkpoints?: CheckpointLimits;
       restore?: Restore;
     }
   | {
@@ -57,4 +63,6 @@ export type WorkerReply = (
       guarded: boolean;
       done: boolean;
     }
+  /** The journal so far is covered by `checkpoint`: a recovery starts there. */
+  | { type: 'checkpoint'; callId: number; checkpoint: LayerCheckpoint }
 ) & { journal?: JournalEntry[] };

@@ -42,23 +42,28 @@ export function makeWorkerServer(send: (reply: WorkerReply) => void) {
   async function handle(request: WorkerRequest): Promise<unknown> {
     if (request.type === 'boot') {
       const started = performance.now();
-      const db = await bootPglite(request.artifacts, request.settings);
+      const { restore } = request;
+      // A recovery starts from the last checkpoint's data directory when there is one.
+      const artifacts = restore?.base
+        ? { ...request.artifacts, dataDir: restore.base.dataDir }
+        : request.artifacts;
+      const db = await bootPglite(artifacts, request.settings);
       api = makeEngineApi(db, {
-        stuck: new Set(request.restore?.stuck),
+        stuck: new Set(restore?.stuck),
+        cancelled: new Set(restore?.cancelled),
+        ...(request.checkpoints ? { checkpoints: request.checkpoints } : {}),
         watch: {
           journal: (entry) => journal.push(entry),
-          // Only a guarded statement sets the watchdog's timer, so only its news crosses:
-          // an ordinary statement costs two messages fewer.
-          statement: (event) => {
-            if (event.guarded) post({ type: 'statement', callId: 0, ...event });
-          },
+          // Every statement's news crosses, so the page knows which one Stop must end;
+          // only a guarded one sets the watchdog's timer.
+          statement: (event) => post({ type: 'statement', callId: 0, ...event }),
+          checkpoint: (checkpoint) => post({ type: 'checkpoint', callId: 0, checkpoint }),
         },
       });
-      if (request.restore) {
+      if (restore) {
+        if (restore.base) await api.restore(restore.base);
         // Calls still waiting when the old worker stuck answer from here, under their ids.
-        await api.replay(request.restore.journal, (callId, value) =>
-          post({ type: 'done', callId, value }),
-        );
+        await api.replay(restore.journal, (callId, value) => post({ type: 'done', callId, value }));
       }
       return { bootMs: performance.now() - started };
     }

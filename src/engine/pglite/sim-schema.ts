@@ -41,7 +41,7 @@ CREATE FUNCTION sim.sessions() RETURNS TABLE (
   xact_start timestamptz, query_start timestamptz, state_change timestamptz,
   wait_event_type text, wait_event text, state text, query text, gid text,
   emulated boolean, is_current boolean, blocked_by integer, snapshot_xmin text)
-LANGUAGE sql STABLE AS $$
+LANGUAGE sql STABLE SET search_path = pg_catalog, sim AS $$
   SELECT * FROM jsonb_to_recordset(
     coalesce(nullif(current_setting('sim.sessions', true), ''), '[]')::jsonb
   ) AS s(pid integer, usename name, application_name text, backend_start timestamptz,
@@ -54,7 +54,7 @@ $$;
 -- leaving out the layer's stand-ins (their gids are in sim.standins), which hold XIDs only
 -- to pin the horizon for snapshots that have none on a server.
 CREATE FUNCTION sim.snapshot_xmin() RETURNS xid
-LANGUAGE sql STABLE AS $$
+LANGUAGE sql STABLE SET search_path = pg_catalog, sim AS $$
   SELECT coalesce(
     (SELECT min(x) FROM pg_snapshot_xip(pg_current_snapshot()) x
       WHERE x NOT IN (SELECT p.transaction::text::xid8 FROM pg_prepared_xacts p
@@ -87,19 +87,20 @@ SELECT d.oid AS datid, d.datname, s.pid, NULL::integer AS leader_pid, r.oid AS u
 -- A lock wait the watchdog found without knowing its holder counts too: on one backend
 -- only a parked transaction can hold a lock, and each is a session the tester started.
 CREATE FUNCTION sim.pg_isolation_test_session_is_blocked(pid integer, interesting_pids integer[])
-RETURNS boolean LANGUAGE sql STABLE AS $$
+RETURNS boolean LANGUAGE sql STABLE SET search_path = pg_catalog, sim AS $$
   SELECT coalesce(bool_or(s.blocked_by = ANY(interesting_pids)
                           OR s.wait_event_type = 'Lock' AND s.blocked_by IS NULL), false)
     FROM sim.sessions() s WHERE s.pid = $1
 $$;
 
 CREATE FUNCTION sim.pg_backend_pid() RETURNS integer
-LANGUAGE sql STABLE AS $$ SELECT current_setting('sim.pid')::integer $$;
+LANGUAGE sql STABLE SET search_path = pg_catalog, sim
+AS $$ SELECT current_setting('sim.pid')::integer $$;
 
 -- Signals are recorded in sim.signals and carried out by the session layer once the
 -- statement ends. A pid that is not a session gets the server's warning and false.
 CREATE FUNCTION sim.signal_backend(kind text, target integer) RETURNS boolean
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, sim AS $$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM sim.sessions() s WHERE s.pid = target) THEN
     RAISE WARNING 'PID % is not a PostgreSQL backend process', target;
@@ -111,10 +112,11 @@ BEGIN
 END $$;
 
 CREATE FUNCTION sim.pg_cancel_backend(pid integer) RETURNS boolean
-LANGUAGE sql AS $$ SELECT sim.signal_backend('cancel', pid) $$;
+LANGUAGE sql SET search_path = pg_catalog, sim AS $$ SELECT sim.signal_backend('cancel', pid) $$;
 
 CREATE FUNCTION sim.pg_terminate_backend(pid integer, timeout bigint DEFAULT 0) RETURNS boolean
-LANGUAGE sql AS $$ SELECT sim.signal_backend('terminate', pid) $$;
+LANGUAGE sql SET search_path = pg_catalog, sim
+AS $$ SELECT sim.signal_backend('terminate', pid) $$;
 
 -- The role sessions connect as when they are ordinary, set up as on the test server
 -- (src/engine/server/server.ts): it may create tables in public and read the sim schema.
@@ -122,4 +124,89 @@ CREATE ROLE app LOGIN;
 GRANT CREATE, USAGE ON SCHEMA public TO app;
 GRANT USAGE ON SCHEMA sim TO app;
 GRANT SELECT ON sim.pg_stat_activity TO PUBLIC;
+
+-- The guard (src/engine/pglite/sessions/guards.ts): PostgreSQL itself stops a statement that
+-- would break the layer, however it is sent (a DO block, a function, CASCADE). It lives in
+-- pg_catalog so that dropping sim cannot drop it first. SL001: a change to sim, to
+-- pg_catalog or to what sim needs; SL002: an object named like one of pg_catalog's, which
+-- the search path (public and sim ahead of pg_catalog) would let hide PostgreSQL's own.
+CREATE FUNCTION pg_catalog.seat_ledger_refuse(code text, detail text) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+BEGIN
+  RAISE EXCEPTION USING ERRCODE = code, MESSAGE = 'seat-ledger guard', DETAIL = detail;
+END $$;
+
+-- Whether what the layer needs is still there, as it was made: sim's objects, and app's
+-- way to them.
+CREATE FUNCTION pg_catalog.seat_ledger_check_layer() RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+BEGIN
+  IF to_regnamespace('sim') IS NULL
+     OR to_regprocedure('sim.sessions()') IS NULL
+     OR to_regprocedure('sim.snapshot_xmin()') IS NULL
+     OR to_regclass('sim.pg_stat_activity') IS NULL
+     OR to_regprocedure('sim.pg_isolation_test_session_is_blocked(integer, integer[])') IS NULL
+     OR to_regprocedure('sim.pg_backend_pid()') IS NULL
+     OR to_regprocedure('sim.signal_backend(text, integer)') IS NULL
+     OR to_regprocedure('sim.pg_cancel_backend(integer)') IS NULL
+     OR to_regprocedure('sim.pg_terminate_backend(integer, bigint)') IS NULL
+     OR to_regrole('app') IS NULL
+     OR NOT has_schema_privilege('app', 'sim', 'USAGE')
+     OR NOT has_table_privilege('app', 'sim.pg_stat_activity', 'SELECT') THEN
+    PERFORM seat_ledger_refuse('SL001', 'sim');
+  END IF;
+END $$;
+
+CREATE FUNCTION pg_catalog.seat_ledger_guard_ddl() RETURNS event_trigger
+LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+DECLARE
+  r record;
+  name text;
+BEGIN
+  FOR r IN SELECT * FROM pg_event_trigger_ddl_commands() LOOP
+    IF r.schema_name IN ('sim', 'pg_catalog')
+       OR r.object_type = 'schema' AND r.object_identity IN ('sim', 'pg_catalog') THEN
+      PERFORM seat_ledger_refuse('SL001', coalesce(r.object_identity, r.command_tag));
+    END IF;
+    -- A name finds objects of its own kind: a relation's also its row type's.
+    name := CASE r.classid
+      WHEN 'pg_class'::regclass THEN (
+        SELECT c.relname FROM pg_class c WHERE c.oid = r.objid
+           AND (EXISTS (SELECT FROM pg_class x WHERE x.relnamespace = 'pg_catalog'::regnamespace AND x.relname = c.relname)
+             OR EXISTS (SELECT FROM pg_type x WHERE x.typnamespace = 'pg_catalog'::regnamespace AND x.typname = c.relname)))
+      WHEN 'pg_proc'::regclass THEN (
+        SELECT p.proname FROM pg_proc p WHERE p.oid = r.objid
+           AND EXISTS (SELECT FROM pg_proc x WHERE x.pronamespace = 'pg_catalog'::regnamespace AND x.proname = p.proname))
+      WHEN 'pg_type'::regclass THEN (
+        SELECT t.typname FROM pg_type t WHERE t.oid = r.objid
+           AND EXISTS (SELECT FROM pg_type x WHERE x.typnamespace = 'pg_catalog'::regnamespace AND x.typname = t.typname))
+      WHEN 'pg_operator'::regclass THEN (
+        SELECT o.oprname FROM pg_operator o WHERE o.oid = r.objid
+           AND EXISTS (SELECT FROM pg_operator x WHERE x.oprnamespace = 'pg_catalog'::regnamespace AND x.oprname = o.oprname))
+    END;
+    IF name IS NOT NULL THEN
+      PERFORM seat_ledger_refuse('SL002', name);
+    END IF;
+  END LOOP;
+  PERFORM seat_ledger_check_layer();
+END $$;
+
+CREATE FUNCTION pg_catalog.seat_ledger_guard_drop() RETURNS event_trigger
+LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+DECLARE
+  r record;
+BEGIN
+  FOR r IN SELECT * FROM pg_event_trigger_dropped_objects() LOOP
+    IF r.schema_name IN ('sim', 'pg_catalog')
+       OR r.object_type = 'schema' AND r.object_name IN ('sim', 'pg_catalog') THEN
+      PERFORM seat_ledger_refuse('SL001', r.object_identity);
+    END IF;
+  END LOOP;
+  PERFORM seat_ledger_check_layer();
+END $$;
+
+CREATE EVENT TRIGGER seat_ledger_guard_ddl ON ddl_command_end
+  EXECUTE FUNCTION pg_catalog.seat_ledger_guard_ddl();
+CREATE EVENT TRIGGER seat_ledger_guard_drop ON sql_drop
+  EXECUTE FUNCTION pg_catalog.seat_ledger_guard_drop();
 `;

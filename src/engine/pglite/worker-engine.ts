@@ -1,30 +1,59 @@
 // A PGlite engine in a worker, driven from the thread that holds the sessions' callers:
 // the browser's main thread (client.ts) or a Node thread (node.ts). The worker serves the
 // session layer (serve.ts); this side journals every finished call, and its watchdog
-// replaces a worker that spins on a lock wait no check foresaw (see `recover`). What
-// differs between the two homes, how a worker starts and where its boot files come from,
-// is a `WorkerHost`.
-import type { PageEngine, StartProgress } from '../page';
+// replaces a worker that spins on a lock wait no check foresaw (see `replace`); Stop
+// replaces one that is busy with the statement to stop. What differs between the two
+// homes, how a worker starts and where its boot files come from, is a `WorkerHost`.
+import type { PageEngine, StartProgress, StopOutcome } from '../page';
 import type { SessionInfo } from '../session-info';
-import { EngineGoneError, type Session, type SessionOptions } from '../types';
+import { EngineGoneError, type EngineGoneKind, type Session, type SessionOptions } from '../types';
 import { apiSession, type CallApi } from './api-engine';
 import type { BootArtifacts, Method, Restore, WorkerReply, WorkerRequest } from './messages';
-import type { JournalEntry } from './sessions';
+import type { CheckpointLimits, JournalEntry, LayerCheckpoint } from './sessions';
 
 /**
- * How long a reader's statement may go unanswered while a parked transaction holds locks
- * before the watchdog takes it for a lock wait. PGlite spins for good on a lock wait (its
- * lock_timeout never fires: src/engine/ARCHITECTURE.md, "Parking"), and from outside a
- * spinning worker a wait looks like long work, so this is a judgement, and the session
- * says it is one.
+ * How long a reader's statement may go unanswered, when it could meet a lock a parked
+ * transaction holds, before the watchdog takes it for a lock wait. PGlite spins for good on
+ * a lock wait (its lock_timeout never fires: src/engine/ARCHITECTURE.md, "Parking"), and
+ * from outside a spinning worker a wait looks like long work, so this is a judgement, and
+ * the session says it is one. A statement that could meet no such lock is never judged.
  */
 export const watchdogMs = 2000;
+
+/**
+ * The watchdog's recoveries are bounded: past this many within `recoveryWindowMs`, the
+ * engine stops and says so (Reset starts afresh) instead of replacing its worker again.
+ */
+export const maxRecoveries = 3;
+export const recoveryWindowMs = 60_000;
+
+/**
+ * How long Stop lets a statement that has just started run before replacing the worker
+ * for it: most statements end well within it, and a replacement costs a replay.
+ */
+const stopGraceMs = 300;
 
 /** Hears each step of a start. */
 export type Progress = (p: StartProgress) => void;
 
+/** What the engine's page-side structures hold, for the soak and the tests. */
+export interface EngineMemory {
+  /** Calls journaled since the last checkpoint, and their size as JSON. */
+  journalEntries: number;
+  journalBytes: number;
+  /** Bytes of the last checkpoint's data directory (0 before the first). */
+  checkpointBytes: number;
+  checkpoints: number;
+  /** Calls sent and not yet answered (waiting statements among them). */
+  pending: number;
+  /** Times the worker was replaced (watchdog or Stop). */
+  replacements: number;
+}
+
 /** A PGlite engine in a worker: the page's engine, in a browser or in Node. */
-export type WorkerEngine = PageEngine;
+export interface WorkerEngine extends PageEngine {
+  memory(): EngineMemory;
+}
 
 /** One running worker, as the engine drives it. */
 export interface WorkerPort {
@@ -47,6 +76,8 @@ export interface WorkerEngineOptions {
   settings?: Record<string, string>;
   /** The watchdog's time (default `watchdogMs`); tests shorten it. */
   watchdogMs?: number;
+  /** When the journal is checkpointed (the layer's default: thousands of calls); tests. */
+  checkpoints?: CheckpointLimits;
 }
 
 /** A PGlite engine whose worker `host` starts; nothing runs until `start` or a session. */
@@ -57,26 +88,56 @@ export function makeWorkerEngine(
   return new WatchedWorkerEngine(host, options);
 }
 
+/** A call sent to the worker and not yet answered. */
+interface Pending {
+  request: WorkerRequest;
+  /** When it was sent (performance.now()). */
+  sentAt: number;
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+}
+
+/** The reader's statement the worker is running now, and the watchdog's timer for it. */
+interface Running {
+  seq: number;
+  sessionId: number;
+  since: number;
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+
+/** Why a worker is replaced: which statement is taken for a wait, cancelled or withdrawn. */
+interface Replacement {
+  stuck?: number;
+  cancelled?: number;
+  /** A pending query call to answer as cancelled instead of running it. */
+  withdrawn?: number;
+}
+
 class WatchedWorkerEngine implements WorkerEngine {
   readonly kind = 'pglite' as const;
   private readonly host: WorkerHost;
   private readonly settings: Record<string, string> | undefined;
   private readonly watchdogMs: number;
+  private readonly checkpointLimits: CheckpointLimits | undefined;
   private worker: WorkerPort | undefined;
   private generation = 0;
   private nextCallId = 1;
   /** Calls sent and not yet answered, with the request, so a replacement worker can get them. */
-  private readonly pending = new Map<
-    number,
-    { request: WorkerRequest; resolve: (v: unknown) => void; reject: (e: Error) => void }
-  >();
+  private readonly pending = new Map<number, Pending>();
   private booting: Promise<void> | undefined;
-  /** Every call the worker finished, in order: what a replacement replays (see `recover`). */
+  /** Where a replacement starts: the last checkpoint, if any. */
+  private base: LayerCheckpoint | undefined;
+  private checkpoints = 0;
+  /** Every call the worker finished since `base`, in order: what a replacement replays. */
   private journal: JournalEntry[] = [];
+  private journalBytes = 0;
   private readonly journaledIds = new Set<number>();
   private stuck = new Set<number>();
-  /** The reader's statement the worker is running now, and the watchdog's timer for it. */
-  private running: { seq: number; timer: ReturnType<typeof setTimeout> | undefined } | null = null;
+  private cancelled = new Set<number>();
+  private running: Running | null = null;
+  /** When the watchdog replaced the worker, within the last `recoveryWindowMs`. */
+  private recoveries: number[] = [];
+  private replacements = 0;
   /** Set while a replacement worker rebuilds the sessions; new calls wait for it. */
   private recovering: Promise<void> | undefined;
 
@@ -84,6 +145,7 @@ class WatchedWorkerEngine implements WorkerEngine {
     this.host = host;
     this.settings = options.settings;
     this.watchdogMs = options.watchdogMs ?? watchdogMs;
+    this.checkpointLimits = options.checkpoints;
   }
 
   start(onProgress: Progress = () => {}): Promise<void> {
@@ -92,7 +154,10 @@ class WatchedWorkerEngine implements WorkerEngine {
   }
 
   restart(onProgress: Progress = () => {}): Promise<void> {
-    this.stop('The engine was restarted, so the statement was cancelled and its result lost.');
+    this.shutDown(
+      'The engine was restarted, so the statement was cancelled and its result lost.',
+      'restarted',
+    );
     this.booting = this.boot(onProgress);
     return this.booting;
   }
@@ -112,10 +177,58 @@ class WatchedWorkerEngine implements WorkerEngine {
     return this.call('cancel', session.id);
   }
 
+  async stop(session: Session): Promise<StopOutcome> {
+    for (let look = 0; ; look++) {
+      await this.recovering;
+      const query = this.pendingQuery(session.id);
+      if (!query) return { kind: 'not-running' };
+      const running = this.running;
+      const own = running?.sessionId === session.id ? running : null;
+      // Not started yet: queued behind other work (another session's statement that
+      // PostgreSQL is busy with, say); a cancel call would wait behind it too.
+      const queued = !own && !this.journaledIds.has(query.callId);
+      if (!own && !queued) break;
+      // A statement that has only just started (or been sent) is let run a moment: most
+      // end within it, and a replacement costs a replay.
+      const left = stopGraceMs - (performance.now() - (own ? own.since : query.sentAt));
+      if (look === 0 && left > 0) {
+        await new Promise((resolve) => setTimeout(resolve, left));
+        continue;
+      }
+      if (own) this.replace({ cancelled: own.seq });
+      else this.replace({ withdrawn: query.callId });
+      return { kind: 'replaced', queued: !own };
+    }
+    // Waiting for a lock or sleeping in the layer: the layer cancels it.
+    const cancelled = await this.call('cancel', session.id);
+    return cancelled ? { kind: 'cancelled' } : { kind: 'not-running' };
+  }
+
+  memory(): EngineMemory {
+    return {
+      journalEntries: this.journal.length,
+      journalBytes: this.journalBytes,
+      checkpointBytes: this.base?.dataDir.size ?? 0,
+      checkpoints: this.checkpoints,
+      pending: this.pending.size,
+      replacements: this.replacements,
+    };
+  }
+
   async close(): Promise<void> {
-    const ended = this.stop('The engine was closed.');
+    const ended = this.shutDown('The engine was closed.', 'closed');
     this.booting = undefined;
     await ended;
+  }
+
+  /** Session `id`'s query call not yet answered, if it has one. */
+  private pendingQuery(id: number): { callId: number; sentAt: number } | undefined {
+    for (const [callId, { request, sentAt }] of this.pending) {
+      if (request.type === 'call' && request.method === 'query' && request.args[0] === id) {
+        return { callId, sentAt };
+      }
+    }
+    return undefined;
   }
 
   /** Starts a worker and boots PostgreSQL in it, from scratch or rebuilding `restore`. */
@@ -126,7 +239,10 @@ class WatchedWorkerEngine implements WorkerEngine {
       },
       crash: (message) => {
         if (this.worker === worker) {
-          this.stop(`The engine crashed: ${message || 'the worker failed to load'}.`);
+          this.shutDown(
+            `The engine crashed: ${message || 'the worker failed to load'}.`,
+            'crashed',
+          );
         }
       },
     });
@@ -138,6 +254,7 @@ class WatchedWorkerEngine implements WorkerEngine {
       callId: this.nextCallId++,
       artifacts: loaded,
       ...(this.settings ? { settings: this.settings } : {}),
+      ...(this.checkpointLimits ? { checkpoints: this.checkpointLimits } : {}),
       ...(restore ? { restore } : {}),
     })) as { bootMs: number };
     performance.mark(restore ? 'seat-ledger:recovered' : 'seat-ledger:booted', {
@@ -160,25 +277,63 @@ class WatchedWorkerEngine implements WorkerEngine {
   }
 
   /**
-   * The watchdog: statement `seq` got no answer in `watchdogMs` while a parked transaction
-   * held locks, so PGlite is taken to be stuck in a lock wait. The worker is replaced by
-   * one that replays the journal from the same data directory, which rebuilds every
-   * session, transaction and parked XID, and is told never to send `seq` again: its
-   * session waits instead, visibly, with a Cancel. Calls the old worker had not finished
+   * The watchdog fired for statement `seq`: it got no answer in `watchdogMs` though it
+   * could meet a parked transaction's lock, so PGlite is taken to be stuck in a lock wait.
+   * Past `maxRecoveries` within `recoveryWindowMs` the engine stops instead.
+   */
+  private watchdogFired(seq: number): void {
+    const now = performance.now();
+    this.recoveries = this.recoveries.filter((at) => now - at < recoveryWindowMs);
+    if (this.recoveries.length >= maxRecoveries) {
+      void this.shutDown(
+        `PostgreSQL stopped answering ${maxRecoveries + 1} times within ` +
+          `${recoveryWindowMs / 1000} seconds, so the engine stopped rebuilding its sessions. ` +
+          'Reset starts a fresh database.',
+        'recoveries',
+      );
+      return;
+    }
+    this.recoveries.push(now);
+    this.replace({ stuck: seq });
+  }
+
+  /**
+   * Replaces the worker by one that boots from the last checkpoint and replays the journal
+   * since, which rebuilds every session, transaction and parked XID (one backend fed the
+   * same statements in the same order answers the same). A statement taken for a lock wait
+   * (`stuck`) is not sent again: its session waits instead, visibly, with a Cancel. One the
+   * reader stopped (`cancelled`) is answered 57014; a query call not yet started
+   * (`withdrawn`) is answered so instead of running. Calls the old worker had not finished
    * go to the new one, in the order they were made.
    */
-  private recover(seq: number): void {
-    this.stuck.add(seq);
+  private replace(why: Replacement): void {
+    if (why.stuck !== undefined) this.stuck.add(why.stuck);
+    if (why.cancelled !== undefined) this.cancelled.add(why.cancelled);
+    const withdrawn = why.withdrawn === undefined ? undefined : this.pending.get(why.withdrawn);
+    if (withdrawn?.request.type === 'call' && withdrawn.request.method === 'query') {
+      const [id, sql] = withdrawn.request.args;
+      withdrawn.request = { ...withdrawn.request, method: 'withdraw', args: [id, sql] };
+    }
+    if (this.running) clearTimeout(this.running.timer);
     this.running = null;
+    this.replacements++;
     void this.worker?.terminate();
     this.worker = undefined;
     const generation = this.generation;
-    const restore: Restore = { journal: this.journal, stuck: [...this.stuck] };
+    const restore: Restore = {
+      ...(this.base ? { base: this.base } : {}),
+      journal: this.journal,
+      stuck: [...this.stuck],
+      cancelled: [...this.cancelled],
+    };
     const recovering = (async () => {
       await this.startWorker(() => {}, restore);
-      for (const [callId, call] of [...this.pending].sort(([a], [b]) => a - b)) {
-        if (!this.journaledIds.has(callId)) this.worker!.post(call.request);
-      }
+      // None of these had finished, so their order is free: a withdrawn one goes first, so
+      // that it is answered before a statement it was queued behind starts again.
+      const unfinished = [...this.pending]
+        .filter(([callId]) => !this.journaledIds.has(callId))
+        .sort(([a], [b]) => (a === why.withdrawn ? -1 : b === why.withdrawn ? 1 : a - b));
+      for (const [, call] of unfinished) this.worker!.post(call.request);
     })();
     this.recovering = recovering;
     recovering.then(
@@ -187,29 +342,34 @@ class WatchedWorkerEngine implements WorkerEngine {
       },
       (error: unknown) => {
         if (this.generation !== generation) return;
-        void this.stop(
+        void this.shutDown(
           `The engine stopped answering and could not rebuild its sessions (${
             error instanceof Error ? error.message : String(error)
           }). Reset starts afresh.`,
+          'crashed',
         );
       },
     );
   }
 
   /** Ends the worker; everything still waiting on it fails with `reason`. */
-  private stop(reason: string): Promise<unknown> {
+  private shutDown(reason: string, kind: EngineGoneKind): Promise<unknown> {
     const ended = this.worker?.terminate();
     this.worker = undefined;
     this.generation++;
+    this.base = undefined;
     this.journal = [];
+    this.journalBytes = 0;
     this.journaledIds.clear();
     this.stuck = new Set();
+    this.cancelled = new Set();
+    this.recoveries = [];
     if (this.running) clearTimeout(this.running.timer);
     this.running = null;
     this.recovering = undefined;
     const waiting = [...this.pending.values()];
     this.pending.clear();
-    for (const call of waiting) call.reject(new EngineGoneError(reason));
+    for (const call of waiting) call.reject(new EngineGoneError(reason, kind));
     return Promise.resolve(ended);
   }
 
@@ -223,9 +383,11 @@ class WatchedWorkerEngine implements WorkerEngine {
 
   private request(request: WorkerRequest): Promise<unknown> {
     const worker = this.worker;
-    if (!worker) return Promise.reject(new EngineGoneError('The engine is not running.'));
+    if (!worker) {
+      return Promise.reject(new EngineGoneError('The engine is not running.', 'closed'));
+    }
     return new Promise((resolve, reject) => {
-      this.pending.set(request.callId, { request, resolve, reject });
+      this.pending.set(request.callId, { request, sentAt: performance.now(), resolve, reject });
       worker.post(request);
     });
   }
@@ -233,19 +395,29 @@ class WatchedWorkerEngine implements WorkerEngine {
   private settle(response: WorkerReply): void {
     for (const entry of response.journal ?? []) {
       this.journal.push(entry);
+      this.journalBytes += JSON.stringify(entry).length;
       if (entry.tag !== undefined) this.journaledIds.add(entry.tag);
+    }
+    if (response.type === 'checkpoint') {
+      // Everything journaled so far is in the checkpoint; calls it covers stay marked, so
+      // a replacement does not send them again.
+      this.base = response.checkpoint;
+      this.checkpoints++;
+      this.journal = [];
+      this.journalBytes = 0;
+      return;
     }
     if (response.type === 'statement') {
       if (this.running) clearTimeout(this.running.timer);
       this.running = null;
       if (!response.done) {
-        const { seq } = response;
+        const { seq, sessionId } = response;
         const timer = response.guarded
           ? setTimeout(() => {
-              if (this.running?.seq === seq) this.recover(seq);
+              if (this.running?.seq === seq) this.watchdogFired(seq);
             }, this.watchdogMs)
           : undefined;
-        this.running = { seq, timer };
+        this.running = { seq, sessionId, since: performance.now(), timer };
       }
       return;
     }

@@ -3,24 +3,9 @@
 // foresee it makes PGlite spin, and without the watchdog it would hang the process.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createNodePgliteEngine } from '../../../src/engine/pglite/node';
-import type { SessionInfo } from '../../../src/engine/session-info';
 import type { WorkerEngine } from '../../../src/engine/pglite/worker-engine';
 import { PgError } from '../../../src/engine/types';
-
-/** Polls the session list until `done` holds for it, or fails after `ms`. */
-async function listUntil(
-  engine: WorkerEngine,
-  done: (sessions: SessionInfo[]) => boolean,
-  ms = 20_000,
-): Promise<SessionInfo[]> {
-  const deadline = performance.now() + ms;
-  for (;;) {
-    const sessions = await engine.listSessions();
-    if (done(sessions)) return sessions;
-    if (performance.now() > deadline) throw new Error(JSON.stringify(sessions));
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+import { listUntil } from '../../support/list-sessions';
 
 describe('the Node engine’s watchdog', () => {
   let engine: WorkerEngine | undefined;

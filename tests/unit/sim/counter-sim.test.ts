@@ -1,22 +1,12 @@
 // The counter simulation on PGlite through the session layer: determinism, the horizon
 // a held claim pins, exclusive claims, connection slots, and restoring a moment.
 import { describe, expect, it } from 'vitest';
-import { createNodePgliteEngine } from '../../../src/engine/pglite/node';
+import { onFreshEngine } from '../../support/fresh-engine';
 import type { Engine } from '../../../src/engine/types';
 import { restoreCounterSim, startCounterSim, type CounterSim } from '../../../src/sim/counter-sim';
 import type { SimEvent } from '../../../src/sim/events';
 import type { Shape } from '../../../src/sim/settings';
 import { crowdedCounter, doubleClaims, expectedAttempts, troubles } from './run-checks';
-
-/** Runs `fn` on a fresh engine, closing it after. */
-async function onFreshEngine<T>(fn: (engine: Engine) => Promise<T>): Promise<T> {
-  const engine = await createNodePgliteEngine();
-  try {
-    return await fn(engine);
-  } finally {
-    await engine.close();
-  }
-}
 
 /** Rows of one query on a session of its own. */
 async function rows(engine: Engine, sql: string): Promise<(string | null)[][]> {
@@ -91,9 +81,13 @@ describe('the counter simulation on PGlite', () => {
       expect(report && report.type === 'vacuum' && report.notYetRemovable).toBeGreaterThanOrEqual(
         20,
       );
-      expect(seen.horizon[0]).toMatchObject({
+      // The asker's own snapshot is as old (its xmin is the worker's XID): a tie, in either
+      // order, so the holder is the first other than the asker, as the picture names it.
+      const oldest = Math.max(...seen.horizon.map((h) => h.holdingBackBy ?? 0));
+      expect(seen.horizon.find((h) => h.pid !== seen.observerPid)).toMatchObject({
         applicationName: 'worker-01',
         state: 'idle in transaction',
+        holdingBackBy: oldest,
       });
       const seat = sim.view().seats.find((s) => s.name === 'worker-01/claim')!;
       expect(seat).toMatchObject({ xid: xmax, inTransaction: true, waiting: null });

@@ -95,7 +95,7 @@ export function answerTesterProbe(
 /** Reads and clears the signals `sim.pg_cancel_backend` and friends recorded. */
 export async function takeSignals(ctx: LayerContext): Promise<{ kind: string; pid: number }[]> {
   const [taken] = await ctx.backend.exec(
-    "SELECT current_setting('sim.signals', true), set_config('sim.signals', '', false)",
+    "SELECT pg_catalog.current_setting('sim.signals', true), pg_catalog.set_config('sim.signals', '', false)",
   );
   return (taken!.rows[0]![0] ?? '')
     .split(',')

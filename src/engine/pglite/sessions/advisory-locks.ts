@@ -34,10 +34,11 @@ async function parkedAdvisoryLocks(ctx: LayerContext): Promise<ParkedAdvisory[]>
   const [locks] = await ctx.backend.exec(`
     WITH parked AS (
       SELECT l.virtualtransaction, p.gid
-        FROM pg_locks l JOIN pg_prepared_xacts p
+        FROM pg_catalog.pg_locks l JOIN pg_catalog.pg_prepared_xacts p
           ON l.locktype = 'transactionid' AND l.transactionid = p.transaction)
-    SELECT parked.gid, l.classid::text, l.objid::text, l.objsubid::text, l.mode
-      FROM pg_locks l JOIN parked USING (virtualtransaction)
+    SELECT parked.gid, l.classid::pg_catalog.text, l.objid::pg_catalog.text,
+           l.objsubid::pg_catalog.text, l.mode
+      FROM pg_catalog.pg_locks l JOIN parked USING (virtualtransaction)
      WHERE l.locktype = 'advisory'`);
   return locks!.rows.flatMap(([gid, classid, objid, objsubid, mode]) => {
     const holder = byGid.get(gid!);
@@ -140,7 +141,7 @@ async function advisoryWait(
 async function advisoryTag(ctx: LayerContext, key: string): Promise<string> {
   if (ctx.databaseOid === undefined) {
     const [read] = await ctx.backend.exec(
-      'SELECT oid::text FROM pg_database WHERE datname = current_database()',
+      'SELECT oid::pg_catalog.text FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database()',
     );
     ctx.databaseOid = read!.rows[0]![0]!;
   }

@@ -199,6 +199,21 @@ export interface LayerOptions {
    * wait instead, and try again when a parked transaction ends.
    */
   stuck?: ReadonlySet<number>;
+  /**
+   * Statements (by `seq`) the reader stopped while an earlier backend was busy with them:
+   * they are answered 57014 and not sent again (stop.ts).
+   */
+  cancelled?: ReadonlySet<number>;
+  /** When to checkpoint the journal (checkpoint.ts); tests take them sooner. */
+  checkpoints?: CheckpointLimits;
+}
+
+/** Journal entries, or bytes of them, after which a checkpoint is taken (checkpoint.ts). */
+export interface CheckpointLimits {
+  /** Once the layer allows one and no transaction is prepared. */
+  after: { entries: number; bytes: number };
+  /** Once the layer allows one, prepared transactions or not. */
+  anyway: { entries: number; bytes: number };
 }
 
 /** Everything the layer knows, shared by its modules; only the layer's calls change it. */
@@ -208,6 +223,10 @@ export interface LayerContext {
   readonly watch: LayerWatch | undefined;
   /** See `LayerOptions.stuck`. */
   readonly stuck: ReadonlySet<number>;
+  /** See `LayerOptions.cancelled`. */
+  readonly cancelled: ReadonlySet<number>;
+  /** See `LayerOptions.checkpoints`. */
+  readonly checkpoints: CheckpointLimits;
   /** The time of the call running now: one instant per call, so a replay can give it again. */
   now: Date;
   /** Calls run one at a time, in the order they came: this is the last one queued. */
@@ -265,12 +284,26 @@ export interface LayerContext {
 
 /** A fresh context over `backend`: no sessions, nothing parked. */
 export function makeContext(backend: Backend, options: LayerOptions = {}): LayerContext {
-  const { clock = () => new Date(), watch, stuck = new Set<number>() } = options;
+  const {
+    clock = () => new Date(),
+    watch,
+    stuck = new Set<number>(),
+    cancelled = new Set<number>(),
+    // A recovery replays at most a few thousand calls (seconds, not minutes), and a
+    // checkpoint, about a second of the worker's time, comes every minute or two of a busy
+    // counter at 8×.
+    checkpoints = {
+      after: { entries: 1000, bytes: 256 * 1024 },
+      anyway: { entries: 4000, bytes: 1024 * 1024 },
+    },
+  } = options;
   return {
     backend,
     clock,
     watch,
     stuck,
+    cancelled,
+    checkpoints,
     now: clock(),
     queue: Promise.resolve(),
     statementSeq: 0,

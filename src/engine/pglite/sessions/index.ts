@@ -3,11 +3,13 @@ import type { SessionInfo } from '../../session-info';
 import type { SessionOptions } from '../../types';
 import type { Backend } from '../backend';
 import { sessionInfos } from './activity';
+import { restoreCheckpoint, type LayerCheckpoint } from './checkpoint';
 import { makeContext, type LayerOptions } from './context';
 import { dispatch, replay, serial, type JournalEntry, type LayerCall } from './journal';
 import type { OpenReply, QueryReply } from './replies';
 
-export type { LayerOptions } from './context';
+export type { LayerCheckpoint } from './checkpoint';
+export type { CheckpointLimits, LayerOptions } from './context';
 export type { JournalEntry, LayerCall } from './journal';
 export type { OpenReply, QueryReply } from './replies';
 export { seatRefusal } from './slots';
@@ -38,11 +40,16 @@ export function makeSessionLayer(backend: Backend, options: LayerOptions = {}) {
     /** Cancels session `id`'s waiting statement (the console's Cancel button). */
     cancel: (id: number): Promise<boolean> =>
       dispatch(ctx, { method: 'cancel', args: [id] }) as Promise<boolean>,
+    /** Answers session `id`'s query `sql`, stopped before it started, as cancelled (stop.ts). */
+    withdraw: (id: number, sql: string): Promise<QueryReply> =>
+      dispatch(ctx, { method: 'withdraw', args: [id, sql] }) as Promise<QueryReply>,
     /** Any of the calls above as data, journaled with the caller's `tag`. */
     invoke: (call: LayerCall, tag?: number): Promise<unknown> => dispatch(ctx, call, tag),
     /** Makes a journal's calls again on this layer's fresh backend (see `replay`). */
     replay: (entries: JournalEntry[], answer: (tag: number, value: unknown) => void) =>
       replay(ctx, entries, answer),
+    /** Takes up a checkpoint's records on a backend booted from its data directory. */
+    restore: (checkpoint: Omit<LayerCheckpoint, 'dataDir'>) => restoreCheckpoint(ctx, checkpoint),
     /** What the UI shows of every session: state, wait, and the XID it holds if parked. */
     list: (): Promise<SessionInfo[]> => serial(ctx, async () => sessionInfos(ctx)),
   };

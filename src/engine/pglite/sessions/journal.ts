@@ -1,12 +1,15 @@
 // The layer's calls, run one at a time and journaled, and the replay that makes them again.
 import type { SessionOptions } from '../../types';
+import { checkpointDue, noteJournaled, takeCheckpoint } from './checkpoint';
 import { get, type LayerContext } from './context';
 import type { Outcome, QueryReply } from './replies';
 import { closeSession } from './ending';
 import { query } from './run';
 import { openSession } from './slots';
+import { withdraw } from './stop';
 import { expire } from './timers';
 import { cancelWait } from './waiting';
+import { endCall } from './watchdog';
 
 /** One call to the layer as its journal keeps it: enough to make it again, in order. */
 export type LayerCall =
@@ -14,6 +17,8 @@ export type LayerCall =
   | { method: 'query'; args: [id: number, sql: string, params?: unknown[]] }
   | { method: 'closeSession'; args: [id: number] }
   | { method: 'cancel'; args: [id: number] }
+  /** A query the reader stopped before it started: answered 57014 (stop.ts, `withdraw`). */
+  | { method: 'withdraw'; args: [id: number, sql: string] }
   /** A timeout's timer fired. */
   | { method: 'tick'; args: [] };
 
@@ -47,12 +52,39 @@ export function serial<T>(
       await expire(ctx);
       return await fn();
     } finally {
-      if (call && !ctx.replaying) ctx.watch?.journal({ call, at: ctx.now.toISOString(), tag });
+      endCall(ctx);
+      if (call && !ctx.replaying && ctx.watch) {
+        ctx.watch.journal({ call, at: ctx.now.toISOString(), tag });
+        noteJournaled(ctx, JSON.stringify(call.args).length);
+        if (checkpointDue(ctx)) checkpointSoon(ctx);
+      }
     }
   };
   const next = ctx.queue.then(run, run);
   ctx.queue = next.catch(() => {});
   return next;
+}
+
+/** Layers with a checkpoint queued. */
+const checkpointQueued = new WeakSet<LayerContext>();
+
+/**
+ * Queues a checkpoint (checkpoint.ts) after the calls queued now. It runs as a tick: what
+ * its start did to the sessions (a timeout due, say) is journaled like a tick's, in the
+ * journal that follows the checkpoint or, when none could be taken, in the one before.
+ */
+function checkpointSoon(ctx: LayerContext): void {
+  if (checkpointQueued.has(ctx)) return;
+  checkpointQueued.add(ctx);
+  const taking = serial(
+    ctx,
+    async () => {
+      const checkpoint = await takeCheckpoint(ctx);
+      if (checkpoint) ctx.watch?.checkpoint?.(checkpoint);
+    },
+    { method: 'tick', args: [] },
+  );
+  void taking.finally(() => checkpointQueued.delete(ctx)).catch(() => {});
 }
 
 /** Makes one journaled call, now (`at` undefined) or again at its recorded time. */
@@ -72,6 +104,8 @@ export function dispatch(
       return journaled(() => closeSession(ctx, call.args[0]));
     case 'cancel':
       return journaled(() => cancelWait(ctx, get(ctx, call.args[0])));
+    case 'withdraw':
+      return journaled(() => withdraw(ctx, ...call.args));
     case 'tick':
       return journaled(async () => {});
   }

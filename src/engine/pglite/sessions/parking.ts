@@ -38,18 +38,20 @@ export async function setAside(ctx: LayerContext, r: SessionRecord): Promise<voi
     r.holding = { kind: 'failed' };
     return;
   }
-  const [assigned] = await backend.exec('SELECT pg_current_xact_id_if_assigned()::text');
+  const [assigned] = await backend.exec(
+    'SELECT pg_catalog.pg_current_xact_id_if_assigned()::pg_catalog.text',
+  );
   let xid = assigned!.rows[0]![0];
   let emulatedSnapshot = false;
   if (xid === null) {
-    const [cursors] = await backend.exec('SELECT count(*) FROM pg_cursors');
+    const [cursors] = await backend.exec('SELECT pg_catalog.count(*) FROM pg_catalog.pg_cursors');
     const holdsSnapshot =
       cursors!.rows[0]![0] !== '0' ||
       (holding.isolation !== 'read committed' && holding.snapshotTaken) ||
       holding.portalSnapshot === true;
     // A lock stronger than a reader's (LOCK TABLE, an advisory lock) must be kept too.
     const [locks] = await backend.exec(
-      `SELECT count(*) FROM pg_locks WHERE pid = pg_catalog.pg_backend_pid()
+      `SELECT pg_catalog.count(*) FROM pg_catalog.pg_locks WHERE pid = pg_catalog.pg_backend_pid()
           AND locktype IN ('relation', 'advisory', 'object') AND mode <> 'AccessShareLock'
           AND (locktype <> 'advisory' OR $1)`,
       // Session-level advisory locks are the backend's, not this transaction's: while
@@ -59,9 +61,9 @@ export async function setAside(ctx: LayerContext, r: SessionRecord): Promise<voi
     if (!holdsSnapshot && locks!.rows[0]![0] === '0') {
       // The tables it holds ACCESS SHARE on: the layer keeps that lock for it meanwhile.
       const [read] = await backend.exec(
-        `SELECT DISTINCT c.relname FROM pg_locks l
-           JOIN pg_class c ON c.oid = l.relation
-           JOIN pg_namespace n ON n.oid = c.relnamespace
+        `SELECT DISTINCT c.relname FROM pg_catalog.pg_locks l
+           JOIN pg_catalog.pg_class c ON c.oid = l.relation
+           JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
           WHERE l.pid = pg_catalog.pg_backend_pid() AND l.locktype = 'relation'
             AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast', 'sim')`,
       );
@@ -73,7 +75,7 @@ export async function setAside(ctx: LayerContext, r: SessionRecord): Promise<voi
     }
     // No other session ran since the snapshot was taken, so the next XID is the one
     // the snapshot's horizon stood at: taking it now pins the horizon in the same place.
-    const [taken] = await backend.exec('SELECT pg_current_xact_id()::text');
+    const [taken] = await backend.exec('SELECT pg_catalog.pg_current_xact_id()::pg_catalog.text');
     xid = taken!.rows[0]![0]!;
     emulatedSnapshot = true;
   }
@@ -133,7 +135,7 @@ export async function settle(
   if (s.settingsTouched && reply.status !== 'E') {
     await restoreConnectionSettings(ctx, s, sql);
     // SET application_name shows in pg_stat_activity at once, as on a server.
-    const [name] = await ctx.backend.exec("SELECT current_setting('application_name')");
+    const [name] = await ctx.backend.exec("SELECT pg_catalog.current_setting('application_name')");
     s.applicationName = name!.rows[0]![0] ?? '';
   }
   if (reply.status === 'I') {
@@ -167,8 +169,10 @@ export async function settle(
     const read = await ctx.backend.exec(
       'SHOW transaction_isolation; SHOW transaction_read_only; SHOW transaction_deferrable; ' +
         'SHOW idle_in_transaction_session_timeout; SHOW transaction_timeout' +
-        (snapshotTaken ? '; SELECT pg_current_xact_id_if_assigned()::text' : '') +
-        (firstSnapshot ? '; SELECT pg_current_snapshot()::text' : ''),
+        (snapshotTaken
+          ? '; SELECT pg_catalog.pg_current_xact_id_if_assigned()::pg_catalog.text'
+          : '') +
+        (firstSnapshot ? '; SELECT pg_catalog.pg_current_snapshot()::pg_catalog.text' : ''),
     );
     const [level, readOnly, deferrable, idle, xact, xid, snapshot] = read.map((r) => r.rows[0]![0]);
     if (firstSnapshot) s.xactSnapshot = snapshot ?? null;
@@ -205,11 +209,12 @@ export async function settle(
  */
 const resets: [RegExp, string[]][] = [
   [/^\s*RESET\s+application_name\b/i, ['application_name']],
-  [/^\s*RESET\s+ALL\b/i, ['application_name']],
+  // RESET ALL also empties the layer's sim.pid, which pg_backend_pid() reads (sim-schema.ts).
+  [/^\s*RESET\s+ALL\b/i, ['application_name', 'sim.pid']],
   [/^\s*RESET\s+ROLE\b|^\s*SET\s+(?:SESSION\s+|LOCAL\s+)?ROLE\s+NONE\b/i, ['role']],
   [
     /^\s*DISCARD\s+ALL\b|^\s*(?:SET|RESET)\s+SESSION\s+AUTHORIZATION\b/i,
-    ['application_name', 'role'],
+    ['application_name', 'role', 'sim.pid'],
   ],
 ];
 
@@ -224,11 +229,14 @@ async function restoreConnectionSettings(
       resets.flatMap(([pattern, settings]) => (pattern.test(statement) ? settings : [])),
     ),
   );
-  const own = s.connectionSettings.filter(([name]) => names.has(name));
+  const own = [...s.connectionSettings, ['sim.pid', String(s.pid)]].filter(([name]) =>
+    names.has(name!),
+  );
   if (own.length === 0) return;
-  await ctx.backend.exec('SELECT set_config(key, value, false) FROM jsonb_each_text($1)', [
-    Object.fromEntries(own),
-  ]);
+  await ctx.backend.exec(
+    'SELECT pg_catalog.set_config(key, value, false) FROM pg_catalog.jsonb_each_text($1)',
+    [Object.fromEntries(own)],
+  );
 }
 
 /** A READ COMMITTED transaction as BEGIN opens it: no savepoints, no settings of its own. */
@@ -253,7 +261,7 @@ export async function takeStandIn(
   const { backend } = ctx;
   const gid = `seat-ledger:${s.id}:${++ctx.parkSeq}`;
   await backend.exec('BEGIN');
-  const [taken] = await backend.exec('SELECT pg_current_xact_id()::text');
+  const [taken] = await backend.exec('SELECT pg_catalog.pg_current_xact_id()::pg_catalog.text');
   await backend.exec(`PREPARE TRANSACTION '${gid}'`);
   return { gid, xid: taken!.rows[0]![0]! };
 }
@@ -280,14 +288,14 @@ export async function rollBackSpentStandIns(ctx: LayerContext): Promise<void> {
  */
 async function asSuperuser(ctx: LayerContext, sql: string): Promise<BackendReply> {
   const { backend } = ctx;
-  const [role] = await backend.exec("SELECT current_setting('role')");
+  const [role] = await backend.exec("SELECT pg_catalog.current_setting('role')");
   const current = role!.rows[0]![0]!;
   if (current === 'none') return backend.run(sql);
   await backend.exec('RESET ROLE');
   try {
     return await backend.run(sql);
   } finally {
-    await backend.exec("SELECT set_config('role', $1, false)", [current]);
+    await backend.exec("SELECT pg_catalog.set_config('role', $1, false)", [current]);
   }
 }
 

@@ -96,11 +96,12 @@ export async function recheckPlan(
   const { backend } = ctx;
   // Transactions whose commit the waiting statement's snapshot did not see.
   const [committed] = await backend.exec(
-    `SELECT x::text FROM generate_series(
-        pg_snapshot_xmin($1::pg_snapshot)::text::bigint,
-        pg_snapshot_xmax(pg_current_snapshot())::text::bigint - 1) x
-      WHERE NOT pg_visible_in_snapshot(x::text::xid8, $1::pg_snapshot)
-        AND pg_xact_status(x::text::xid8) = 'committed'`,
+    `SELECT x::pg_catalog.text FROM pg_catalog.generate_series(
+        pg_catalog.pg_snapshot_xmin($1::pg_catalog.pg_snapshot)::pg_catalog.text::bigint,
+        pg_catalog.pg_snapshot_xmax(pg_catalog.pg_current_snapshot())::pg_catalog.text::bigint - 1) x
+      WHERE NOT pg_catalog.pg_visible_in_snapshot(
+              x::pg_catalog.text::pg_catalog.xid8, $1::pg_catalog.pg_snapshot)
+        AND pg_catalog.pg_xact_status(x::pg_catalog.text::pg_catalog.xid8) = 'committed'`,
     [wait.snapshot],
   );
   const since = committed!.rows.map(([x]) => x!);
@@ -137,8 +138,9 @@ export async function recheckPlan(
     }
   }
   const [triggers] = await backend.exec(
-    `SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
-      WHERE NOT t.tgisinternal AND c.relname = ANY(string_to_array($1, ','))`,
+    `SELECT pg_catalog.count(*) FROM pg_catalog.pg_trigger t
+       JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
+      WHERE NOT t.tgisinternal AND c.relname = ANY(pg_catalog.string_to_array($1, ','))`,
     [touched.join(',')],
   );
   if (triggers!.rows[0]![0] !== '0') {
@@ -160,10 +162,15 @@ async function untouchedRows(
   let total = 0;
   for (const rel of relations) {
     const skip = matched?.relation === rel ? matched : undefined;
-    const key = skip ? `json_build_array(${skip.columns.map(quoteIdent).join(', ')})::text` : '';
+    const key = skip
+      ? `pg_catalog.json_build_array(${skip.columns.map(quoteIdent).join(', ')})::pg_catalog.text`
+      : '';
     const [found] = await ctx.backend.exec(
-      `SELECT count(*) FROM ${quoteIdent(rel)} WHERE xmin = $1::xid AND xmax = '0'::xid` +
-        (skip ? ` AND ${key} NOT IN (SELECT jsonb_array_elements_text($2::jsonb))` : ''),
+      `SELECT pg_catalog.count(*) FROM ${quoteIdent(rel)}
+        WHERE xmin = $1::pg_catalog.xid AND xmax = '0'::pg_catalog.xid` +
+        (skip
+          ? ` AND ${key} NOT IN (SELECT pg_catalog.jsonb_array_elements_text($2::pg_catalog.jsonb))`
+          : ''),
       skip ? [holderXid, JSON.stringify(skip.keys)] : [holderXid],
     );
     total += Number(found!.rows[0]![0]);

@@ -1,6 +1,7 @@
 // What the layer answers: PostgreSQL's results or error, or a refusal with its kind and words.
 import type { PgErrorFields, QueryResult, Refusal, RefusalKind } from '../../types';
 import type { BackendReply } from '../backend';
+import { guardRefusal } from './guard-codes';
 
 /** The answer to one query as plain data: results, or an error with what came before it. */
 export type QueryReply =
@@ -18,10 +19,18 @@ export type OpenReply =
 /** A statement that may wait: its answer now, or a promise of it once the wait ends. */
 export type Outcome = QueryReply | { wait: Promise<QueryReply> };
 
-/** The backend's answer as the layer's: results, or the error and what came before it. */
+/**
+ * The backend's answer as the layer's: results, or the error and what came before it. An
+ * error the layer's guard raised in PostgreSQL (sim-schema.ts) is a refusal, not the
+ * server's answer.
+ */
 export function toReply(reply: BackendReply): QueryReply {
-  const partial = { results: reply.results, notices: reply.notices };
-  return reply.error ? { ok: false, error: reply.error, partial } : { ok: true, result: partial };
+  const partial: QueryResult = { results: reply.results, notices: reply.notices };
+  if (reply.noticesOmitted) partial.noticesOmitted = reply.noticesOmitted;
+  if (!reply.error) return { ok: true, result: partial };
+  const guarded = guardRefusal(reply.error, reply.status === 'E');
+  if (guarded) return notExpressible(guarded.kind, guarded.what, guarded.stopped);
+  return { ok: false, error: reply.error, partial };
 }
 
 /** What a client reads when its statement is cancelled (ProcessInterrupts, 57014). */
@@ -117,6 +126,35 @@ const refusalWords = {
   'other-database': (database: string) =>
     'PGlite’s one backend is connected to the database postgres for good, so a ' +
     `session in another database (${database}) cannot be shown`,
+  'layer-transaction': (gid: string) =>
+    `'${gid}' is a transaction the in-browser engine prepared itself, to set a session’s ` +
+    'open transaction aside with PREPARE TRANSACTION; that session ends it with its own ' +
+    'COMMIT or ROLLBACK, and ending it from here would leave the session holding a ' +
+    'transaction that is gone',
+  'session-authorization': () =>
+    'every session here shares PGlite’s one backend, which logs in once, as postgres; ' +
+    'SET SESSION AUTHORIZATION would change who every session is, and stop the engine’s ' +
+    'own bookkeeping, which runs as that login (SET ROLE works, for this session alone)',
+  'layer-schema': (what: string, stopped: string) =>
+    `this would change ${what}, which the in-browser engine needs to show many sessions on ` +
+    'PGlite’s one backend: the sim schema holds the pg_stat_activity, pg_backend_pid() and ' +
+    'pg_terminate_backend() you see, the role app is how ordinary sessions log in, and the ' +
+    'engine’s own settings and guard keep them whole; every session’s view would break' +
+    stopped,
+  'shadows-catalog': (name: string, stopped: string) =>
+    `${name} is also the name of one of PostgreSQL’s own objects in pg_catalog; here the ` +
+    'search path puts public (and sim) ahead of pg_catalog, so that pg_stat_activity shows ' +
+    'the sessions you started, and an object of that name would hide PostgreSQL’s own from ' +
+    'every session, where on a server pg_catalog always comes first' +
+    stopped,
+  'statement-too-large': (bytes: string, limit: string) =>
+    `this statement is ${bytes} bytes long, and the in-browser engine takes statements of ` +
+    `up to ${limit} bytes: it keeps every statement it runs, to rebuild the sessions if ` +
+    'PostgreSQL stops answering, and one paste must not fill the page’s memory',
+  'releases-others-locks': (holder: string) =>
+    'DISCARD ALL and pg_advisory_unlock_all() give up every session-level advisory lock ' +
+    `the backend holds, and here the one backend also holds ${holder}’s, which a server ` +
+    'would leave with that session',
 } satisfies Record<RefusalKind, (...details: string[]) => string>;
 
 /** The answer for what the engine cannot show truthfully: its kind, in words for people. */

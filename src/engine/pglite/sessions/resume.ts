@@ -12,9 +12,9 @@ import {
   type SessionRecord,
 } from './context';
 import { rollBackSpentStandIns, rollbackPrepared, setAside } from './parking';
-import { notExpressible, type QueryReply } from './replies';
+import { cancelled, notExpressible, type QueryReply } from './replies';
 import { loadSettings } from './session-settings';
-import { runReader } from './watchdog';
+import { isCancelled, runReader } from './watchdog';
 
 /**
  * Statements whose effect outlives a rollback, or that the replay would meet as already
@@ -185,23 +185,23 @@ async function cannotReplay(ctx: LayerContext, s: SessionRecord): Promise<string
         WHERE l.locktype = 'relation'),
      written AS (SELECT oid FROM locked WHERE mode <> 'AccessShareLock' AND mode <> 'RowShareLock')
      SELECT
-       (SELECT count(*) FROM pg_catalog.generate_series(
-          pg_catalog.pg_snapshot_xmin($2::pg_snapshot)::text::bigint,
-          pg_catalog.pg_snapshot_xmax(pg_catalog.pg_current_snapshot())::text::bigint - 1) x
-         WHERE NOT pg_catalog.pg_visible_in_snapshot(x::text::xid8, $2::pg_snapshot)
-           AND pg_catalog.pg_xact_status(x::text::xid8) = 'committed'),
-       (SELECT coalesce(bool_or(relkind = 'S'), false) FROM locked),
-       (SELECT coalesce(bool_or(nspname = 'pg_catalog' AND mode <> 'AccessShareLock'), false) FROM locked),
-       (SELECT string_agg(DISTINCT p.proname, ', ') FROM pg_catalog.pg_proc p
-         WHERE p.proname IN (SELECT pg_catalog.jsonb_array_elements_text($3::jsonb))
-           AND p.proname NOT IN (SELECT pg_catalog.jsonb_array_elements_text($4::jsonb))
+       (SELECT pg_catalog.count(*) FROM pg_catalog.generate_series(
+          pg_catalog.pg_snapshot_xmin($2::pg_catalog.pg_snapshot)::pg_catalog.text::pg_catalog.int8,
+          pg_catalog.pg_snapshot_xmax(pg_catalog.pg_current_snapshot())::pg_catalog.text::pg_catalog.int8 - 1) x
+         WHERE NOT pg_catalog.pg_visible_in_snapshot(x::pg_catalog.text::pg_catalog.xid8, $2::pg_catalog.pg_snapshot)
+           AND pg_catalog.pg_xact_status(x::pg_catalog.text::pg_catalog.xid8) = 'committed'),
+       (SELECT coalesce(pg_catalog.bool_or(relkind = 'S'), false) FROM locked),
+       (SELECT coalesce(pg_catalog.bool_or(nspname = 'pg_catalog' AND mode <> 'AccessShareLock'), false) FROM locked),
+       (SELECT pg_catalog.string_agg(DISTINCT p.proname::pg_catalog.text, ', ') FROM pg_catalog.pg_proc p
+         WHERE p.proname IN (SELECT pg_catalog.jsonb_array_elements_text($3::pg_catalog.jsonb))
+           AND p.proname NOT IN (SELECT pg_catalog.jsonb_array_elements_text($4::pg_catalog.jsonb))
            AND (p.provolatile = 'v' OR p.proname IN ('now', 'statement_timestamp', 'transaction_timestamp'))),
        EXISTS (SELECT 1 FROM pg_catalog.pg_trigger t JOIN written w ON t.tgrelid = w.oid
                 WHERE NOT t.tgisinternal),
        EXISTS (SELECT 1 FROM pg_catalog.pg_attrdef d JOIN written w ON d.adrelid = w.oid
-                WHERE d.adbin::text ~ '\\{(SQLVALUEFUNCTION|NEXTVALUEEXPR)'
-                   OR EXISTS (SELECT 1 FROM pg_catalog.regexp_matches(d.adbin::text, ':(?:funcid|opfuncid) (\\d+)', 'g') m
-                                JOIN pg_catalog.pg_proc p ON p.oid = m[1]::oid
+                WHERE d.adbin::pg_catalog.text ~ '\\{(SQLVALUEFUNCTION|NEXTVALUEEXPR)'
+                   OR EXISTS (SELECT 1 FROM pg_catalog.regexp_matches(d.adbin::pg_catalog.text, ':(?:funcid|opfuncid) (\\d+)', 'g') m
+                                JOIN pg_catalog.pg_proc p ON p.oid = m[1]::pg_catalog.oid
                                WHERE p.provolatile <> 'i'))`,
     [h.gid, s.xactSnapshot, JSON.stringify(called), JSON.stringify(replayableVolatile)],
   );
@@ -237,18 +237,22 @@ export async function resume(ctx: LayerContext, s: SessionRecord): Promise<Query
   await loadSettings(ctx, s);
   for (const [i, entry] of log.entries()) {
     const reply = await runReader(ctx, s, entry.sql, entry.params);
-    if (reply !== 'stuck' && answerKey(reply) === entry.answer) continue;
+    // Stopped by the reader while it ran again (stop.ts): its statement ends as a cancel
+    // does, with the transaction block aborted, not as a replay that answered otherwise.
+    const stopped = reply !== 'stuck' && isCancelled(ctx, s, ctx.statementSeq);
+    if (!stopped && reply !== 'stuck' && answerKey(reply) === entry.answer) continue;
     if (reply === 'stuck' || reply.status !== 'I') await ctx.backend.exec('ROLLBACK');
     s.holding = { kind: 'failed' };
     s.xactLog = null;
     s.xid = null;
     setState(ctx, s, 'idle in transaction (aborted)');
+    if (stopped) return cancelled;
     const text = entry.sql.trim().replace(/\s+/g, ' ');
     const shown = text.length > 80 ? `${text.slice(0, 79)}…` : text;
     return notExpressible('replay-differs', String(i + 1), shown);
   }
   const [assigned] = await ctx.backend.exec(
-    'SELECT pg_catalog.pg_current_xact_id_if_assigned()::text',
+    'SELECT pg_catalog.pg_current_xact_id_if_assigned()::pg_catalog.text',
   );
   const xid = assigned!.rows[0]![0] ?? null;
   s.holding = { kind: 'resident', snapshotTaken: true, ...h.shape };

@@ -12,6 +12,7 @@ import { checkAdvisory, noteAdvisory } from './advisory-locks';
 import type { AdvisoryCall } from '../advisory';
 import { finishStatement, get, setState, whose, type LayerContext } from './context';
 import type { SessionRecord } from './context';
+import { guard } from './guards';
 import { inFlightMs, startSleep } from './in-flight';
 import { enter, finishParked, setAside, settle, takesSnapshot, transactionEnd } from './parking';
 import { recheckPlan, runGuarded, runUndoable, type RowWait } from './recheck';
@@ -116,9 +117,11 @@ async function runInTurn(
 
 /** The results and notices of `done`, then those of `more`. */
 function append(done: QueryResult, more: QueryResult): QueryResult {
+  const omitted = (done.noticesOmitted ?? 0) + (more.noticesOmitted ?? 0);
   return {
     results: [...done.results, ...more.results],
     notices: [...done.notices, ...more.notices],
+    ...(omitted ? { noticesOmitted: omitted } : {}),
   };
 }
 
@@ -149,7 +152,9 @@ const waitsForOlder =
  * parked session's, or one the reader prepared with PREPARE TRANSACTION (by its gid).
  */
 async function preparedTransactions(ctx: LayerContext): Promise<string[]> {
-  const [prepared] = await ctx.backend.exec('SELECT gid FROM pg_prepared_xacts ORDER BY gid');
+  const [prepared] = await ctx.backend.exec(
+    'SELECT gid FROM pg_catalog.pg_prepared_xacts ORDER BY gid',
+  );
   const sessions = [...ctx.sessions.values()];
   const names = prepared!.rows.map(([gid]) => {
     const owner = sessions.find((r) => r.holding.kind === 'parked' && r.holding.gid === gid);
@@ -185,6 +190,8 @@ export async function runQuery(
 ): Promise<Outcome> {
   const probe = answerTesterProbe(ctx, s, sql, params);
   if (probe) return probe;
+  const refused = await guard(ctx, s, sql);
+  if (refused) return refused;
   const hidden = xidsHidden(ctx, sql);
   if (hidden) return hidden;
   if (changesSettings.test(sql)) s.settingsTouched = true;
@@ -288,7 +295,8 @@ export async function runQuery(
     const seesSessions = readsSessions.test(sql) && s.status !== 'E';
     if (seesSessions) {
       await ctx.backend.exec(
-        "SELECT set_config('sim.sessions', $1, false), set_config('sim.standins', $2, false)",
+        "SELECT pg_catalog.set_config('sim.sessions', $1, false), " +
+          "pg_catalog.set_config('sim.standins', $2, false)",
         [sessionsJson(ctx, s), standInGids(ctx).join(',')],
       );
     }

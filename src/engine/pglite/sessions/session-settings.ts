@@ -17,31 +17,45 @@ const executeStatement = /^\s*EXECUTE\s+(\w+)/i;
 const deallocateStatement = /^\s*DEALLOCATE\s+(?:PREPARE\s+)?(\w+)/i;
 const discardAll = /^\s*DISCARD\s+ALL\b/i;
 
-/** Loads `s`'s session-level settings into the backend, saving the previous owner's. */
-export async function loadSettings(ctx: LayerContext, s: SessionRecord): Promise<void> {
+/**
+ * Gives the backend back its own defaults, saving the loaded session's settings first:
+ * before another session's are loaded, and before a checkpoint (checkpoint.ts).
+ */
+export async function unloadSettings(ctx: LayerContext): Promise<void> {
   const { backend, loaded } = ctx;
-  if (loaded === s) return;
-  if (loaded?.settingsTouched) {
+  if (!loaded) return;
+  if (loaded.settingsTouched) {
     loaded.settingsTouched = false;
     const [saved] = await backend.exec(
       // pg_settings does not list the role (GUC_NO_SHOW_ALL), so it is read on its own.
-      `SELECT name, current_setting(name) FROM pg_settings WHERE source = 'session'
-       UNION ALL SELECT 'role', current_setting('role') WHERE current_setting('role') <> 'none'`,
+      `SELECT name, pg_catalog.current_setting(name) FROM pg_catalog.pg_settings WHERE source = 'session'
+       UNION ALL SELECT 'role', pg_catalog.current_setting('role')
+        WHERE pg_catalog.current_setting('role') <> 'none'`,
     );
     loaded.settings = saved!.rows
       .filter(([name]) => !layerSettings.has(name!))
       .map(([name, value]) => [name!, value!]);
   }
+  // RESET ALL leaves the role alone (GUC_NO_RESET_ALL), so that is reset on its own.
+  await backend.exec('RESET ALL; RESET ROLE');
+  // Prepared statements belong to the backend too: the loaded session's go.
+  if (loaded.prepared.size) await backend.exec('DEALLOCATE ALL');
+  ctx.loaded = null;
+}
+
+/** Loads `s`'s session-level settings into the backend, saving the previous owner's. */
+export async function loadSettings(ctx: LayerContext, s: SessionRecord): Promise<void> {
+  const { backend } = ctx;
+  if (ctx.loaded === s) return;
   // With no owner, the backend's settings are its defaults already (a fresh start, or
   // DISCARD ALL after the last owner closed).
-  // RESET ALL leaves the role alone (GUC_NO_RESET_ALL), so that is reset on its own.
-  if (loaded) await backend.exec('RESET ALL; RESET ROLE');
+  await unloadSettings(ctx);
   // sim.pid is what pg_backend_pid() answers (sim-schema.ts): always this session's.
-  await backend.exec('SELECT set_config(key, value, false) FROM jsonb_each_text($1)', [
-    { ...Object.fromEntries(s.settings), 'sim.pid': String(s.pid) },
-  ]);
-  // Prepared statements too: the last owner's go, this session's are made again.
-  if (loaded?.prepared.size) await backend.exec('DEALLOCATE ALL');
+  await backend.exec(
+    'SELECT pg_catalog.set_config(key, value, false) FROM pg_catalog.jsonb_each_text($1)',
+    [{ ...Object.fromEntries(s.settings), 'sim.pid': String(s.pid) }],
+  );
+  // This session's prepared statements are made again.
   for (const { statement } of s.prepared.values()) await backend.run(statement);
   ctx.loaded = s;
 }

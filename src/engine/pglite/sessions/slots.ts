@@ -33,7 +33,9 @@ export function seatRefusal(open: number, superuser: boolean, slots: Slots): PgE
 /** The engine's connection slots, as its settings give them. */
 async function readSlots(ctx: LayerContext): Promise<Slots> {
   const [read] = await ctx.backend.exec(
-    "SELECT current_setting('max_connections')::int, current_setting('superuser_reserved_connections')::int, current_setting('reserved_connections')::int",
+    "SELECT pg_catalog.current_setting('max_connections')::int, " +
+      "pg_catalog.current_setting('superuser_reserved_connections')::int, " +
+      "pg_catalog.current_setting('reserved_connections')::int",
   );
   const [max, superuserReserved, reserved] = read!.rows[0]!.map(Number);
   return { max: max!, superuserReserved: superuserReserved!, reserved: reserved! };

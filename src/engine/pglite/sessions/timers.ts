@@ -7,6 +7,14 @@ import { dispatch } from './journal';
 import { failWait } from './waiting';
 
 /**
+ * The longest delay a timer takes: setTimeout keeps delays in 32 bits, and one longer than
+ * 2^31 - 1 ms fires at once, which for a `pg_sleep(3e6)` or a `lock_timeout = '30d'` would
+ * tick without end. A deadline further off is met by a tick on the way, which sets the
+ * timer again.
+ */
+export const longestTimerMs = 2 ** 31 - 1;
+
+/**
  * Does what is due by the call's time: ends timed-out sessions, wakes sleeps, checks
  * waits for deadlocks; then sets a timer for the next deadline, so that it also happens
  * while no call comes.
@@ -21,7 +29,7 @@ export async function expire(ctx: LayerContext): Promise<void> {
   clearTimeout(ctx.timer);
   if (next !== Infinity && !ctx.replaying) {
     const tick = () => void dispatch(ctx, { method: 'tick', args: [] });
-    ctx.timer = setTimeout(tick, Math.max(0, next - at) + 1);
+    ctx.timer = setTimeout(tick, Math.min(longestTimerMs, Math.max(0, next - at) + 1));
     (ctx.timer as { unref?: () => void }).unref?.();
   }
 }

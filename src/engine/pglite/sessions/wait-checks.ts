@@ -56,11 +56,12 @@ async function parkedRelationLocks(
     const [locks] = await ctx.backend.exec(`
       WITH parked AS (
         SELECT l.virtualtransaction, p.gid
-          FROM pg_locks l JOIN pg_prepared_xacts p
+          FROM pg_catalog.pg_locks l JOIN pg_catalog.pg_prepared_xacts p
             ON l.locktype = 'transactionid' AND l.transactionid = p.transaction)
-      SELECT parked.gid, c.relname, l.mode, format('relation %s of database %s', l.relation, l.database)
-        FROM pg_locks l JOIN parked USING (virtualtransaction)
-        JOIN pg_class c ON c.oid = l.relation
+      SELECT parked.gid, c.relname, l.mode,
+             pg_catalog.format('relation %s of database %s', l.relation, l.database)
+        FROM pg_catalog.pg_locks l JOIN parked USING (virtualtransaction)
+        JOIN pg_catalog.pg_class c ON c.oid = l.relation
        WHERE l.locktype = 'relation'`);
     for (const gid of byGid.keys()) parkedLocksByGid.set(gid, []);
     for (const [gid, relname, mode, tag] of locks!.rows) {
@@ -86,11 +87,12 @@ async function matchedRows(
   params: unknown[] | undefined,
 ): Promise<MatchedRows | undefined> {
   const [key] = await ctx.backend.exec(
-    `SELECT c.relname, array_to_json(array_agg(a.attname ORDER BY k.n))::text
-       FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
-       CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, n)
-       JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
-      WHERE i.indrelid = $1::regclass AND i.indisprimary
+    `SELECT c.relname,
+            pg_catalog.array_to_json(pg_catalog.array_agg(a.attname ORDER BY k.n))::pg_catalog.text
+       FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class c ON c.oid = i.indrelid
+       CROSS JOIN LATERAL pg_catalog.unnest(i.indkey) WITH ORDINALITY AS k(attnum, n)
+       JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+      WHERE i.indrelid = $1::pg_catalog.regclass AND i.indisprimary
       GROUP BY c.relname`,
     [table],
   );
@@ -99,9 +101,9 @@ async function matchedRows(
   const columns = JSON.parse(row[1]!) as string[];
   const target = alias ?? table;
   const [found] = await ctx.backend.exec(
-    `SELECT json_build_array(${columns.map((c) => `${target}.${quoteIdent(c)}`).join(', ')})::text
+    `SELECT pg_catalog.json_build_array(${columns.map((c) => `${target}.${quoteIdent(c)}`).join(', ')})::pg_catalog.text
        FROM ${table} ${alias ?? ''}
-      WHERE (${where ?? 'true'}) AND ${target}.xmax::text = '${xid}'${unusedParams(where, params)}`,
+      WHERE (${where ?? 'true'}) AND ${target}.xmax::pg_catalog.text = '${xid}'${unusedParams(where, params)}`,
     params,
   );
   return { relation: row[0]!, columns, keys: found!.rows.map(([k]) => k!) };
@@ -126,11 +128,13 @@ async function rowsFree(
 ): Promise<boolean | 'unknown'> {
   const { backend } = ctx;
   const [keys] = await backend.exec(
-    `SELECT coalesce(json_object_agg(a.attname, format_type(a.atttypid, a.atttypmod))::text, '{}')
+    `SELECT coalesce(pg_catalog.json_object_agg(
+              a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod))::pg_catalog.text, '{}')
        FROM (SELECT DISTINCT a.attname, a.atttypid, a.atttypmod
-               FROM pg_index i JOIN pg_attribute a
+               FROM pg_catalog.pg_index i JOIN pg_catalog.pg_attribute a
                  ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
-              WHERE i.indrelid = $1::regclass AND i.indisunique AND i.indpred IS NULL) a`,
+              WHERE i.indrelid = $1::pg_catalog.regclass AND i.indisunique
+                AND i.indpred IS NULL) a`,
     [rows.table],
   );
   const keyTypes = JSON.parse(keys!.rows[0]![0]!) as Record<string, string>;
@@ -171,7 +175,9 @@ async function keyChanged(
     if (keyed.length === 0) continue;
     if (columns.length > 1) return null; // (a, b) = (…): not read apart
     const column = `${target}.${quoteIdent(keyed[0]!)}`;
-    tests.push(`((${expr})::${keyTypes[keyed[0]!]})::text IS DISTINCT FROM ${column}::text`);
+    tests.push(
+      `((${expr})::${keyTypes[keyed[0]!]})::pg_catalog.text IS DISTINCT FROM ${column}::pg_catalog.text`,
+    );
   }
   if (tests.length === 0) return null;
   const changed = `(${tests.join(' OR ')})`;
@@ -226,7 +232,7 @@ function unusedParams(where: string | null, params: unknown[] | undefined): stri
     .flatMap((_p, i) =>
       new RegExp(String.raw`\$${i + 1}(?!\d)`).test(where ?? '')
         ? []
-        : [` AND ($${i + 1}::text IS NULL OR true)`],
+        : [` AND ($${i + 1}::pg_catalog.text IS NULL OR true)`],
     )
     .join('');
 }
@@ -251,9 +257,9 @@ async function readLockWait(
       const table = reader.holding.reads.find((rel) => mentions(statement, rel));
       if (!table) continue;
       const [tag] = await ctx.backend.exec(
-        `SELECT format('relation %s of database %s', c.oid, d.oid)
-           FROM pg_class c, pg_database d
-          WHERE c.relname = $1 AND d.datname = current_database() LIMIT 1`,
+        `SELECT pg_catalog.format('relation %s of database %s', c.oid, d.oid)
+           FROM pg_catalog.pg_class c, pg_catalog.pg_database d
+          WHERE c.relname = $1 AND d.datname = pg_catalog.current_database() LIMIT 1`,
         [table],
       );
       const seq = reader.xactSeq;
@@ -280,10 +286,11 @@ async function analyzedChildren(ctx: LayerContext, statement: string): Promise<S
   if (!analyze) return new Set();
   const [tree] = await ctx.backend.exec(
     `WITH RECURSIVE tree(parent, child) AS (
-       SELECT p.relname::text, i.inhrelid FROM pg_inherits i JOIN pg_class p ON p.oid = i.inhparent
+       SELECT p.relname::pg_catalog.text, i.inhrelid
+         FROM pg_catalog.pg_inherits i JOIN pg_catalog.pg_class p ON p.oid = i.inhparent
        UNION ALL
-       SELECT tree.parent, i.inhrelid FROM tree JOIN pg_inherits i ON i.inhparent = tree.child)
-     SELECT tree.parent, c.relname FROM tree JOIN pg_class c ON c.oid = tree.child`,
+       SELECT tree.parent, i.inhrelid FROM tree JOIN pg_catalog.pg_inherits i ON i.inhparent = tree.child)
+     SELECT tree.parent, c.relname FROM tree JOIN pg_catalog.pg_class c ON c.oid = tree.child`,
   );
   return new Set(
     tree!.rows.flatMap(([parent, child]) => (mentions(statement, parent!) ? [child!] : [])),
@@ -315,8 +322,9 @@ async function queuedBehind(
     own = (await parkedRelationLocks(ctx)).filter((l) => l.holder === s);
   } else if (ctx.resident === s) {
     const [held] = await ctx.backend.exec(
-      `SELECT c.relname, l.mode FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
-        WHERE l.locktype = 'relation' AND l.pid = pg_backend_pid() AND l.granted`,
+      `SELECT c.relname, l.mode FROM pg_catalog.pg_locks l
+         JOIN pg_catalog.pg_class c ON c.oid = l.relation
+        WHERE l.locktype = 'relation' AND l.pid = pg_catalog.pg_backend_pid() AND l.granted`,
     );
     own = held!.rows.map(([relname, mode]) => ({ relname: relname!, mode: mode as LockMode }));
   }
@@ -448,8 +456,8 @@ export async function check(
       const target = alias ?? table;
       // XIDs are digits, so they can stand in the text; `params` are the statement's own.
       const [found] = await backend.exec(
-        `SELECT ${target}.xmax::text FROM ${table} ${alias ?? ''}
-          WHERE (${where ?? 'true'}) AND ${target}.xmax::text = ANY('{${parkedXids.join(',')}}')${unusedParams(where, params)}
+        `SELECT ${target}.xmax::pg_catalog.text FROM ${table} ${alias ?? ''}
+          WHERE (${where ?? 'true'}) AND ${target}.xmax::pg_catalog.text = ANY('{${parkedXids.join(',')}}')${unusedParams(where, params)}
           LIMIT 1`,
         params,
       );

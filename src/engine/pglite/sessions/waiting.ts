@@ -53,11 +53,11 @@ export async function waitFor(
   // a fresh one, in REPEATABLE READ the transaction's (PortalStart takes it first).
   await loadSettings(ctx, s);
   const [read] = await ctx.backend.exec(
-    `SELECT pg_snapshot_xmin(pg_current_snapshot())::text,
-            extract(epoch FROM current_setting('deadlock_timeout')::interval) * 1000,
-            pg_current_snapshot()::text,
-            extract(epoch FROM current_setting('lock_timeout')::interval) * 1000,
-            extract(epoch FROM current_setting('statement_timeout')::interval) * 1000`,
+    `SELECT pg_catalog.pg_snapshot_xmin(pg_catalog.pg_current_snapshot())::pg_catalog.text,
+            extract(epoch FROM pg_catalog.current_setting('deadlock_timeout')::interval) * 1000,
+            pg_catalog.pg_current_snapshot()::pg_catalog.text,
+            extract(epoch FROM pg_catalog.current_setting('lock_timeout')::interval) * 1000,
+            extract(epoch FROM pg_catalog.current_setting('statement_timeout')::interval) * 1000`,
   );
   const [xmin, deadlockMs, snapshot, lockMs, statementMs] = read!.rows[0]!;
   s.waitXmin = xmin ?? null;

@@ -1,24 +1,64 @@
 // What the page's watchdog sees: each reader statement, numbered, as it goes out and comes back.
-import type { BackendReply } from '../backend';
+import { readerCaps, type BackendReply } from '../backend';
 import { toSimNames } from '../sim-schema';
-import { standInGids } from './activity';
 import type { LayerContext, SessionRecord } from './context';
 import type { JournalEntry } from './journal';
+import type { LayerCheckpoint } from './checkpoint';
+import { mayMeetPreparedLock } from './lock-reach';
 
 /** What the layer tells whoever watches it for hangs (the page's watchdog). */
 export interface LayerWatch {
   /** A call finished: it belongs in the journal. */
   journal(entry: JournalEntry): void;
   /**
-   * A reader's statement, number `seq`, is about to go to the backend (`guarded`: a parked
-   * transaction holds locks, so it might wait), or it came back (`done`).
+   * A reader's statement, number `seq`, is about to go to the backend (`guarded`: it could
+   * meet a lock a parked transaction holds, so it might wait), or it came back (`done`).
    */
   statement(event: { seq: number; sessionId: number; guarded: boolean; done: boolean }): void;
+  /** The journal so far is no longer needed: a recovery starts from `checkpoint`. */
+  checkpoint?(checkpoint: LayerCheckpoint): void;
 }
 
 /**
- * Sends a reader's statement, numbered for the watchdog. A number an earlier backend
- * never answered is not sent again: the caller treats it as a wait.
+ * What the backend runs in place of a cancelled statement: PostgreSQL itself fails it with
+ * the cancel's SQLSTATE and words, so a transaction block it was in is aborted, as a cancel
+ * aborts it on a server.
+ */
+export const cancelStatement =
+  "DO $$BEGIN RAISE EXCEPTION USING ERRCODE = 'query_canceled', " +
+  "MESSAGE = 'canceling statement due to user request'; END$$";
+
+/** Per layer: sessions whose statement was cancelled in the call running now. */
+const cancelledInCall = new WeakMap<LayerContext, Set<number>>();
+
+/**
+ * Whether `s`'s statement number `seq` was cancelled, or one before it in this call was:
+ * a statement is sometimes sent twice in one call (a NOWAIT probe, then the statement), and
+ * once cancelled it must not run at all.
+ */
+export function isCancelled(ctx: LayerContext, s: SessionRecord, seq: number): boolean {
+  let sessions = cancelledInCall.get(ctx);
+  if (ctx.cancelled.has(seq)) {
+    if (!sessions) cancelledInCall.set(ctx, (sessions = new Set()));
+    sessions.add(s.id);
+  }
+  return sessions?.has(s.id) ?? false;
+}
+
+/** Forgets the cancellations of the call that just ended (journal.ts, `serial`). */
+export function endCall(ctx: LayerContext): void {
+  cancelledInCall.delete(ctx);
+}
+
+/** Sends the cancel in place of `s`'s statement, in `s`'s transaction as it stands. */
+export function sendCancel(ctx: LayerContext): Promise<BackendReply> {
+  return ctx.backend.run(cancelStatement);
+}
+
+/**
+ * Sends a reader's statement, numbered for the watchdog, under the caps of an answer
+ * (`readerCaps`). A number an earlier backend never answered is not sent again: the
+ * caller treats it as a wait. One the reader stopped is answered as a cancel (stop.ts).
  */
 export async function runReader(
   ctx: LayerContext,
@@ -29,16 +69,16 @@ export async function runReader(
   const { backend, watch } = ctx;
   const seq = ++ctx.statementSeq;
   if (ctx.stuck.has(seq)) return 'stuck';
-  if (ctx.replaying || !watch) return backend.run(toSimNames(sql), params);
-  // Only a transaction set aside with PREPARE TRANSACTION can make PGlite's one backend
-  // wait: by its locks, or, holding none (a stand-in for a snapshot), by being a running
-  // transaction some waits wait out (a DEFERRABLE snapshot, CREATE INDEX CONCURRENTLY).
-  const guarded =
-    [...ctx.sessions.values()].some((r) => r.holding.kind === 'parked') ||
-    standInGids(ctx).length > 0;
+  if (isCancelled(ctx, s, seq)) return sendCancel(ctx);
+  if (ctx.replaying || !watch) return backend.run(toSimNames(sql), params, readerCaps);
+  // Only a lock held by a transaction set aside with PREPARE TRANSACTION can make PGlite's
+  // one backend wait (the waits a transaction without locks would make are refused before:
+  // a DEFERRABLE snapshot, CREATE INDEX CONCURRENTLY). Every statement's news crosses, so
+  // the page knows which one to stop; only a guarded one sets the watchdog's timer.
+  const guarded = await mayMeetPreparedLock(ctx, s, sql);
   watch.statement({ seq, sessionId: s.id, guarded, done: false });
   try {
-    return await backend.run(toSimNames(sql), params);
+    return await backend.run(toSimNames(sql), params, readerCaps);
   } finally {
     watch.statement({ seq, sessionId: s.id, guarded, done: true });
   }
