@@ -18,6 +18,33 @@ function counted(response: Response, onBytes: (n: number) => void): Response {
   return new Response(response.body!.pipeThrough(counter), { headers: response.headers });
 }
 
+/**
+ * The data directory's tar, gunzipped as it arrives (when it is gzipped: a host may have
+ * unpacked it already, sending it with `Content-Encoding: gzip`), so the worker does not
+ * spend its boot on it.
+ */
+async function plainTar(response: Response): Promise<Blob> {
+  const reader = response.body!.getReader();
+  const first = await reader.read();
+  const head = first.value ?? new Uint8Array();
+  const whole = new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (head.byteLength) controller.enqueue(head);
+      if (first.done) controller.close();
+    },
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  const gzipped = head[0] === 0x1f && head[1] === 0x8b;
+  // DOM's types take any BufferSource in; these chunks are all Uint8Array.
+  const gunzip = new DecompressionStream('gzip') as ReadableWritablePair<Uint8Array, Uint8Array>;
+  return new Response(gzipped ? whole.pipeThrough(gunzip) : whole).blob();
+}
+
 let artifacts: Promise<BootArtifacts> | undefined;
 
 /**
@@ -60,7 +87,7 @@ function loadArtifacts(onProgress: Progress): Promise<BootArtifacts> {
         ? WebAssembly.compileStreaming(wasm!)
         : wasm!.arrayBuffer().then((bytes) => WebAssembly.compile(bytes)),
       fsBundle!.blob(),
-      dataDir!.blob(),
+      plainTar(dataDir!),
     ]);
     performance.mark('seat-ledger:compiled');
     return { wasmModule, fsBundle: fsBlob, dataDir: dataBlob };

@@ -13,7 +13,7 @@ export interface BootArtifacts {
   wasmModule: WebAssembly.Module;
   /** pglite.data: the files PostgreSQL needs besides its data directory. */
   fsBundle: Blob;
-  /** The prepared data directory (see scripts/build-datadir.ts), gzipped tar. */
+  /** The prepared data directory (see scripts/build-datadir.ts): a tar, gzipped or not. */
   dataDir: Blob;
 }
 

@@ -5,6 +5,7 @@
 // Node's worker thread (node-worker.ts) are its two homes.
 import { PGlite } from '@electric-sql/pglite';
 import { makeEngineApi, type EngineApi } from './core';
+import { isGzip, PreparedDataDirFS, readTar } from './datadir-fs';
 import type { BootArtifacts, WorkerReply, WorkerRequest } from './messages';
 import type { JournalEntry, LayerCall } from './sessions';
 import { startParamsWith } from './settings';
@@ -15,16 +16,21 @@ const unusedInitdbModule = new WebAssembly.Module(
   new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]),
 );
 
-/** PGlite from what the driving thread handed over, as every worker boots it. */
-export function bootPglite(
+/**
+ * PGlite from what the driving thread handed over, as every worker boots it. A data
+ * directory already gunzipped (the browser's, see client.ts) goes straight into the file
+ * system (datadir-fs.ts); a gzipped one (Node's) through PGlite's own `loadDataDir`.
+ */
+export async function bootPglite(
   { wasmModule, fsBundle, dataDir }: BootArtifacts,
   settings?: Record<string, string>,
 ): Promise<PGlite> {
+  const tar = new Uint8Array(await dataDir.arrayBuffer());
   return PGlite.create({
     pgliteWasmModule: wasmModule,
     initdbWasmModule: unusedInitdbModule,
     fsBundle,
-    loadDataDir: dataDir,
+    ...(isGzip(tar) ? { loadDataDir: dataDir } : { fs: new PreparedDataDirFS(readTar(tar)) }),
     startParams: startParamsWith(settings),
   });
 }
