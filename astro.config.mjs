@@ -3,6 +3,7 @@ import { defineConfig } from 'astro/config';
 import mdx from '@astrojs/mdx';
 import react from '@astrojs/react';
 import { existsSync, statSync } from 'node:fs';
+import { offline } from './src/offline/integration.ts';
 
 // Both the page build and the engine's worker build name assets the same way, so the
 // PGlite WASM (about 9 MB) gets one file name and is emitted once, not inlined twice.
@@ -29,7 +30,7 @@ export default defineConfig({
   // (SITE_URL=https://example.org npm run build); the preview's address by default.
   site: process.env.SITE_URL ?? 'http://localhost:4321',
   trailingSlash: 'always',
-  integrations: [react(), mdx()],
+  integrations: [react(), mdx(), offline()],
   // Code blocks stay plain text styled by the site's stylesheet: no theme colours to check.
   markdown: { syntaxHighlight: false },
   devToolbar: { enabled: false },
