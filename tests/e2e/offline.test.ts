@@ -1,0 +1,106 @@
+// Reading offline after the first visit: a reader opens the home page, whose counter runs,
+// and the service worker keeps the site and the engine. With the network off, every chapter
+// opens and every demo on it starts, as does every demo's own embed; an address the site
+// does not have says the reader is offline, and a demo whose engine is not kept says why it
+// cannot start.
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demos } from '../../src/components/demo-list';
+import { chapterFiles } from '../support/chapter-files';
+import { firstOutput } from '../support/first-output';
+import { startSite } from './site';
+
+const chapters = chapterFiles()
+  .sort((a, b) => Number(a.frontmatter.order) - Number(b.frontmatter.order))
+  .map((c) => c.id);
+
+/** Starts every demo on the page as a reader scrolling down would; returns what failed. */
+async function startEveryDemo(page: Page, where: string): Promise<string[]> {
+  const problems: string[] = [];
+  for (const demo of await page.locator('[data-demo]').all()) {
+    await demo.scrollIntoViewIfNeeded();
+    const name = await demo.getAttribute('data-demo');
+    try {
+      await firstOutput(page, demo, name!);
+    } catch (error) {
+      const shown = await demo.innerText().catch(() => '');
+      problems.push(
+        `${where}: ${name} showed no output (${(error as Error).message.split('\n')[0]}; it shows: ${shown.slice(0, 200)})`,
+      );
+    }
+  }
+  return problems;
+}
+
+describe('reading offline after the first visit', () => {
+  let site: Awaited<ReturnType<typeof startSite>>;
+  let page: Page;
+
+  beforeAll(async () => {
+    site = await startSite();
+    page = await site.newPage();
+    // The first visit, online: the counter on the home page runs, and the worker keeps all.
+    await page.goto(site.url, { waitUntil: 'load' });
+    await page.locator('[data-demo="counter"]').scrollIntoViewIfNeeded();
+    await page.locator('[data-demo="counter"][data-engine="ready"]').waitFor({ timeout: 120_000 });
+    await page.locator('html[data-offline="engine"]').waitFor({ timeout: 120_000 });
+    await page.context().setOffline(true);
+  });
+  afterAll(async () => {
+    await page?.context().setOffline(false);
+    await site?.close();
+  });
+
+  it(
+    'opens every chapter in order and starts every demo on it',
+    async () => {
+      const problems: string[] = [];
+      for (const id of chapters) {
+        await page.goto(`${site.url}chapters/${id}/`, { waitUntil: 'load' });
+        if (!(await page.getByRole('heading', { level: 1 }).isVisible())) {
+          problems.push(`${id}: no heading`);
+          continue;
+        }
+        problems.push(...(await startEveryDemo(page, id)));
+      }
+      expect(problems).toEqual([]);
+    },
+    15 * 60_000,
+  );
+
+  it(
+    'starts every demo of the registry in its embed',
+    async () => {
+      const problems: string[] = [];
+      for (const demo of demos) {
+        await page.goto(`${site.url}embed/${demo.id}/`, { waitUntil: 'load' });
+        problems.push(...(await startEveryDemo(page, `embed/${demo.id}`)));
+      }
+      expect(problems).toEqual([]);
+    },
+    15 * 60_000,
+  );
+
+  it('says the reader is offline at an address the site does not have', async () => {
+    const response = await page.goto(`${site.url}no-such-page/`);
+    expect(response?.status()).toBe(503);
+    await page.getByRole('heading', { name: 'You are offline' }).waitFor();
+  });
+
+  it('says a demo cannot start offline when its engine was not kept', async () => {
+    const other = await site.newPage();
+    await other.goto(`${site.url}lab/`, { waitUntil: 'load' });
+    await other.locator('[data-demo="console"][data-engine="ready"]').waitFor({ timeout: 120_000 });
+    await other.evaluate(async () => {
+      for (const name of await caches.keys())
+        if (name.includes(' engine ')) await caches.delete(name);
+    });
+    await other.reload({ waitUntil: 'load' });
+    const alert = other.getByRole('alert');
+    await alert.waitFor({ timeout: 120_000 });
+    expect(await alert.innerText()).toContain(
+      'You are offline, and this demo’s engine has not been saved',
+    );
+    await other.close();
+  });
+});
