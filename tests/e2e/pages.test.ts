@@ -16,7 +16,7 @@ function builtPages(dir = distDir): string[] {
   });
 }
 
-const engineFile = /\.wasm$|\.data$|pgdata\.tar\.gz$/;
+const engineFile = /\.wasm$|\.data$|pgdata\.tar\.gz(\?|$)/;
 
 describe('the built site', () => {
   let site: Awaited<ReturnType<typeof startSite>>;
