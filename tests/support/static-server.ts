@@ -4,6 +4,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { extname, join, normalize } from 'node:path';
+import { createGzip } from 'node:zlib';
 
 const types: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -27,8 +28,20 @@ export interface StaticServer {
   close(): Promise<void>;
 }
 
-/** Serves `root` at `http://127.0.0.1:<free port><base>`. */
-export async function serveStatic(root: string, base = '/'): Promise<StaticServer> {
+/** Files a compressing host gzips on the way (`compress`). */
+const compressible = new Set(['.html', '.js', '.css', '.json', '.svg', '.wasm', '.data', '.txt']);
+
+/**
+ * Serves `root` at `http://127.0.0.1:<free port><base>`. With `compress`, it answers as a
+ * host that compresses does: text, `.wasm` and `.data` gzipped on the way
+ * (`Content-Encoding: gzip`, no length), and a `.gz` file as the gzip encoding of what it
+ * holds (as Apache's `AddEncoding gzip .gz` does), so the browser unpacks it.
+ */
+export async function serveStatic(
+  root: string,
+  base = '/',
+  { compress = false }: { compress?: boolean } = {},
+): Promise<StaticServer> {
   const server: Server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
     if (!path.startsWith(base)) {
@@ -46,8 +59,20 @@ export async function serveStatic(root: string, base = '/'): Promise<StaticServe
         file = join(file, 'index.html');
         info = await stat(file);
       }
+      const type = types[extname(file)] ?? 'application/octet-stream';
+      if (compress && compressible.has(extname(file))) {
+        res.writeHead(200, {
+          'content-type': type,
+          'content-encoding': 'gzip',
+          'cache-control': 'no-cache',
+        });
+        createReadStream(file).pipe(createGzip()).pipe(res);
+        return;
+      }
+      const encoded = compress && file.endsWith('.tar.gz');
       res.writeHead(200, {
-        'content-type': types[extname(file)] ?? 'application/octet-stream',
+        'content-type': encoded ? 'application/x-tar' : type,
+        ...(encoded ? { 'content-encoding': 'gzip' } : {}),
         'content-length': info.size,
         'cache-control': 'no-cache',
       });
