@@ -3,11 +3,15 @@
 // opens and every demo on it starts, as does every demo's own embed; an address the site
 // does not have says the reader is offline, and a demo whose engine is not kept says why it
 // cannot start.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demos } from '../../src/components/demo-list';
 import { chapterFiles } from '../support/chapter-files';
 import { firstOutput } from '../support/first-output';
+import { serveStatic } from '../support/static-server';
 import { startSite } from './site';
 
 const chapters = chapterFiles()
@@ -102,5 +106,33 @@ describe('reading offline after the first visit', () => {
       'You are offline, and this demo’s engine has not been saved',
     );
     await other.close();
+  });
+});
+
+describe('an embed on another origin', () => {
+  it('keeps its site and engine for offline use in its own frame', async () => {
+    const site = await startSite();
+    const dir = await mkdtemp(join(tmpdir(), 'seat-ledger-course-'));
+    const course = await serveStatic(dir);
+    try {
+      await writeFile(
+        join(dir, 'course.html'),
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Course</title></head>
+        <body><iframe title="console" src="${site.url}embed/console/" style="width:700px;height:600px"></iframe></body></html>`,
+      );
+      expect(new URL(course.url).origin).not.toBe(site.origin);
+      const page = await site.newPage();
+      await page.goto(`${course.url}course.html`);
+      const frame = page.frameLocator('iframe');
+      await frame
+        .locator('[data-demo="console"][data-engine="ready"]')
+        .waitFor({ timeout: 120_000 });
+      await frame.locator('html[data-offline="engine"]').waitFor({ timeout: 120_000 });
+      await page.close();
+    } finally {
+      await course.close();
+      await site.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
