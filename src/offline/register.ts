@@ -1,9 +1,10 @@
 // The page's side of reading offline (see service-worker.ts). Once a demo on the page has
-// started its engine, this registers the service worker, which keeps every page and asset;
-// then it tells the worker which files the page fetched before the worker answered for it
-// (the engine's, on a first visit), so the worker keeps those too. A reader who never runs
-// a demo downloads nothing extra. <html data-offline="site|engine"> says what is kept.
-// Nothing here runs in `astro dev`, which has no sw.js.
+// started its engine (and the page has had a moment to show it), this registers the
+// service worker, which keeps every page and asset; then it tells the worker which files
+// the page fetched before the worker answered for it (the engine's, on a first visit), so
+// the worker keeps those too. A reader who never runs a demo downloads nothing extra.
+// <html data-offline="site|engine"> says what is kept. Nothing here runs in `astro dev`,
+// which has no sw.js.
 import type { FetchedMessage, OfflineStatusMessage } from './plan';
 
 /** The site's base path, `/` or e.g. `/seat-ledger/`: the service worker's address and scope. */
@@ -24,6 +25,18 @@ function whenAnEngineIsReady(then: () => void): void {
     attributes: true,
     attributeFilter: ['data-engine'],
   });
+}
+
+/**
+ * Calls `then` once the page has had a moment to itself: the engine reports ready before
+ * the demo has drawn and run its first statement, and the worker's downloads should not
+ * compete with those.
+ */
+function whenQuiet(then: () => void): void {
+  setTimeout(() => {
+    if ('requestIdleCallback' in window) requestIdleCallback(then, { timeout: 3000 });
+    else then();
+  }, 2000);
 }
 
 /** Every same-origin file the page has fetched so far, and as it fetches more. */
@@ -53,9 +66,11 @@ async function keepForOffline(): Promise<void> {
 }
 
 if (import.meta.env.PROD && 'serviceWorker' in navigator) {
-  whenAnEngineIsReady(() => {
-    // A frame without its own origin (a sandbox without allow-same-origin) or a browser
-    // that refuses workers to third-party frames cannot keep anything: it works online.
-    keepForOffline().catch(() => {});
-  });
+  whenAnEngineIsReady(() =>
+    whenQuiet(() => {
+      // A frame without its own origin (a sandbox without allow-same-origin) or a browser
+      // that refuses workers to third-party frames cannot keep anything: it works online.
+      keepForOffline().catch(() => {});
+    }),
+  );
 }
