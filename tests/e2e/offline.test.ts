@@ -3,7 +3,7 @@
 // opens and every demo on it starts, as does every demo's own embed; an address the site
 // does not have says the reader is offline, and a demo whose engine is not kept says why it
 // cannot start.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -12,7 +12,8 @@ import { demos } from '../../src/components/demo-list';
 import { chapterFiles } from '../support/chapter-files';
 import { firstOutput } from '../support/first-output';
 import { serveStatic } from '../support/static-server';
-import { startSite } from './site';
+import { distDir, startSite } from './site';
+import { launchChromium } from '../support/browser';
 
 const chapters = chapterFiles()
   .sort((a, b) => Number(a.frontmatter.order) - Number(b.frontmatter.order))
@@ -132,6 +133,54 @@ describe('an embed on another origin', () => {
     } finally {
       await course.close();
       await site.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a new build', () => {
+  it('takes over once the old build’s tabs are closed, and deletes the old build’s cache', async () => {
+    // Two builds at one address: this one, and the same with another site version in sw.js
+    // (as any change to a page or asset gives), served in turn through a symlink.
+    const dir = await mkdtemp(join(tmpdir(), 'seat-ledger-builds-'));
+    const [older, newer, live] = ['older', 'newer', 'live'].map((name) => join(dir, name));
+    await cp(distDir, older!, { recursive: true });
+    await cp(distDir, newer!, { recursive: true });
+    const sw = await readFile(join(newer!, 'sw.js'), 'utf8');
+    const version = /siteVersion:`([0-9a-f]+)`/.exec(sw)![1]!;
+    await writeFile(
+      join(newer!, 'sw.js'),
+      sw.replace(`siteVersion:\`${version}\``, 'siteVersion:`0newer0build`'),
+    );
+    await symlink(older!, live!);
+    const server = await serveStatic(live!);
+    const chrome = await launchChromium();
+    const cacheNames = async () => {
+      const page = await chrome.context.newPage();
+      await page.goto(`${server.url}404.html`);
+      const names = await page.evaluate(() => caches.keys());
+      await page.close();
+      return names.filter((n) => n.includes(' site ')).map((n) => n.split(' ').pop());
+    };
+    try {
+      const first = await chrome.context.newPage();
+      await first.goto(`${server.url}lab/`);
+      await first.locator('html[data-offline="engine"]').waitFor({ timeout: 120_000 });
+      await first.close();
+      expect(await cacheNames()).toEqual([version]);
+
+      await unlink(live!);
+      await symlink(newer!, live!);
+      // A visit finds the new sw.js, which installs and waits for the old build's tabs.
+      const second = await chrome.context.newPage();
+      await second.goto(`${server.url}lab/`);
+      await expect.poll(cacheNames, { timeout: 60_000 }).toContain('0newer0build');
+      await second.close();
+      // With no tab of the old build open, the new worker takes over and clears the old.
+      await expect.poll(cacheNames, { timeout: 60_000 }).toEqual(['0newer0build']);
+    } finally {
+      await chrome.close();
+      await server.close();
       await rm(dir, { recursive: true, force: true });
     }
   });
