@@ -25,10 +25,14 @@ const names = cacheNames(manifest);
 /** How long a page waits for the network before this build's copy answers (a bad connection). */
 const PAGE_NETWORK_MS = 4000;
 
-/** A request for `url` that asks the server again rather than trusting the HTTP cache. */
+/**
+ * A request for `url` to keep: files whose address carries a hash of their content (built
+ * assets, the data directory's `?v=`) may come from the HTTP cache; pages are asked for
+ * again, since a stale copy would not match this build's assets.
+ */
 function fresh(url: string): Request {
-  // Hashed assets never change under their name; pages and the data directory might.
-  return new Request(url, { cache: url.includes('/_astro/') ? 'default' : 'no-cache' });
+  const hashed = url.includes('/_astro/') || url.includes('?v=');
+  return new Request(url, { cache: hashed ? 'default' : 'no-cache' });
 }
 
 /** Whether `response` may be kept: complete, from this origin, and a success. */
@@ -36,23 +40,16 @@ function keepable(response: Response): boolean {
   return response.ok && response.status === 200 && response.type === 'basic';
 }
 
-/** Keeps the engine's files among `urls` that are not kept yet; false if one failed. */
-async function keepEngineFiles(urls: readonly string[]): Promise<boolean> {
+/** Keeps the engine's files among `urls` that are not kept yet (one that fails is left out). */
+async function keepEngineFiles(urls: readonly string[]): Promise<void> {
   const cache = await caches.open(names.engine);
-  const results = await Promise.all(
+  await Promise.all(
     urls.map(async (url) => {
-      if (await cache.match(url)) return true;
-      try {
-        const response = await fetch(fresh(url));
-        if (!keepable(response)) return false;
-        await cache.put(url, response);
-        return true;
-      } catch {
-        return false;
-      }
+      if (await cache.match(url)) return;
+      const response = await fetch(fresh(url)).catch(() => undefined);
+      if (response && keepable(response)) await cache.put(url, response);
     }),
   );
-  return results.every(Boolean);
 }
 
 /** What is kept now, for a page that asks. */
