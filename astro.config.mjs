@@ -4,7 +4,9 @@ import mdx from '@astrojs/mdx';
 import react from '@astrojs/react';
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { cspConfig } from './src/components/csp.ts';
 import { offline } from './src/offline/integration.ts';
+import { strictPage } from './scripts/strict-page.ts';
 
 // Both the page build and the engine's worker build name assets the same way, so the
 // PGlite WASM (about 9 MB) gets one file name and is emitted once, not inlined twice.
@@ -43,10 +45,13 @@ export default defineConfig({
   // (SITE_URL=https://example.org npm run build); the preview's address by default.
   site: process.env.SITE_URL ?? 'http://localhost:4321',
   trailingSlash: 'always',
-  integrations: [react(), mdx(), nearby, offline()],
+  // strictPage before offline: the service worker's list hashes the pages as finished.
+  integrations: [react(), mdx(), nearby, strictPage(), offline()],
   // Code blocks stay plain text styled by the site's stylesheet: no theme colours to check.
   markdown: { syntaxHighlight: false },
   devToolbar: { enabled: false },
+  // The page's Content-Security-Policy (src/components/csp.ts), first in every <head>.
+  security: { csp: cspConfig },
   vite: {
     define: { __ENGINE_BYTES__: JSON.stringify(engineBytes) },
     optimizeDeps: { exclude: ['@electric-sql/pglite'] },

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { chromium, type Browser } from 'playwright-core';
-import { chromiumArgs, chromiumPath } from '../tests/support/browser.ts';
+import { chromiumLaunchOptions } from '../tests/support/browser.ts';
 import { serveStatic } from '../tests/support/static-server.ts';
 import { frameGapP95 } from './counter-demo.ts';
 import type { CounterPicture, SeatedSession } from '../src/viz/counter-picture.ts';
@@ -312,10 +312,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({
     options: { churn: { type: 'string' }, changes: { type: 'string' } },
   });
-  const browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: chromiumArgs,
-  });
+  const browser = await chromium.launch(chromiumLaunchOptions());
   try {
     await benchCounterFrame(browser, {
       churn: values.churn === undefined ? undefined : Number(values.churn),

@@ -5,7 +5,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { chromiumArgs, chromiumPath } from '../tests/support/browser.ts';
+import { chromiumLaunchOptions } from '../tests/support/browser.ts';
+import { findChromiumOrExit } from '../tests/support/find-chromium.ts';
 import { serveStatic } from '../tests/support/static-server.ts';
 import { benchChapters } from './chapters.ts';
 import { benchCounterDemo } from './counter-demo.ts';
@@ -214,6 +215,7 @@ async function benchRepeatVisit(browser: Browser, siteUrl: string): Promise<void
 }
 
 async function main(): Promise<void> {
+  findChromiumOrExit();
   build(bin('node'), ['scripts/build-datadir.ts']);
   build(bin('astro'), ['build']);
   if (part('session-layer')) await benchSessionLayer();
@@ -221,10 +223,7 @@ async function main(): Promise<void> {
   build(bin('vite'), ['build', '--config', 'bench/plain/vite.config.ts']);
   const site = await serveStatic(join(process.cwd(), 'dist'));
   const plain = await serveStatic(join(process.cwd(), 'bench/.out/plain'));
-  const chrome = await chromium.launchServer({
-    executablePath: chromiumPath,
-    args: chromiumArgs,
-  });
+  const chrome = await chromium.launchServer(chromiumLaunchOptions());
   const browser = await chromium.connect(chrome.wsEndpoint());
   try {
     // (a) demo visible → first query result, alternating so drift hits both equally.

@@ -37,6 +37,9 @@ const specs = folders.flatMap((dir) =>
     .map((f) => ({ dir, name: f.slice(0, -'.spec'.length) })),
 );
 specs.sort((a, b) => a.name.localeCompare(b.name));
+// `npm run conformance -- NAME …` runs only the specs named.
+const only = process.argv.slice(2);
+if (only.length > 0) specs.splice(0, specs.length, ...specs.filter((s) => only.includes(s.name)));
 
 interface Run {
   out: string;

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { findChromiumOrExit } from '../tests/support/find-chromium.ts';
 
 const bin = (name: string) => join('node_modules', '.bin', name);
 const reports = mkdtempSync(join(tmpdir(), 'seat-ledger-test-'));
@@ -38,6 +39,8 @@ function vitest(name: string, projects: string[]): boolean {
   return ok;
 }
 
+// Before twenty minutes of tests: a browser for the last step, or one line on how to get one.
+console.log(`browser: ${findChromiumOrExit().source}`);
 step('data directory', bin('node'), ['scripts/build-datadir.ts']);
 step('type-check (astro)', bin('astro'), ['check']);
 step('type-check (tsc)', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']);

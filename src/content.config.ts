@@ -1,6 +1,6 @@
 import { defineCollection } from 'astro:content';
 import { glob } from 'astro/loaders';
-import { z } from 'astro/zod';
+import { chapterSchema } from './chapter-schema';
 import { recordingSchema } from './scenario/recording';
 import { scenarioSchema } from './scenario/schema';
 
@@ -10,16 +10,7 @@ import { scenarioSchema } from './scenario/schema';
  */
 const chapters = defineCollection({
   loader: glob({ pattern: '**/*.mdx', base: './content/chapters' }),
-  schema: z.object({
-    /** The chapter's heading and the page's `<title>`, in sentence case. */
-    title: z.string().min(1),
-    /** One or two sentences for the `<meta name="description">` and the chapter list. */
-    description: z.string().min(1),
-    /** Position in the reading order: 1 is read first and is shown on the home page. */
-    order: z.number().int().positive(),
-    /** A draft is left out of the chapter list and gets no page. */
-    draft: z.boolean().default(false),
-  }),
+  schema: chapterSchema,
 });
 
 /**

@@ -27,7 +27,13 @@ import { editorTheme, sqlHighlightStyle } from './sql-highlight';
 import { sentence, summarise, summariseError } from './console-text';
 import { ErrorView, NoticeList, ResultList } from './Output';
 import { emptyHistory, remember, step, type StatementHistory } from './statement-history';
-import { describeSession, SessionTabs, tabIds, type SessionTab } from './SessionTabs';
+import {
+  describeSession,
+  sessionStateKind,
+  SessionTabs,
+  tabIds,
+  type SessionTab,
+} from './SessionTabs';
 
 export const STARTING_SQL = `-- Ctrl+Enter (⌘+Enter on a Mac) runs everything in this box.
 CREATE TABLE IF NOT EXISTS jobs (
@@ -381,7 +387,8 @@ export function ConsoleBody({
     return new Map(
       tabs.map((tab) => {
         const id = sessionIds.get(tab.key);
-        return [tab.key, describeSession(id === undefined ? undefined : byId.get(id))];
+        const info = id === undefined ? undefined : byId.get(id);
+        return [tab.key, { text: describeSession(info), state: sessionStateKind(info) }];
       }),
     );
   }, [infos, sessionIds, tabs]);

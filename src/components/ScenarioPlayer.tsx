@@ -664,9 +664,11 @@ function PlayerBody({
       <p className="honesty">
         {run.recorded ? (
           <>
-            Recorded on {recording ? shortVersion(recording.server) : 'PostgreSQL 18'}, not live:{' '}
-            {recordedBecause}. Made by <code>npm run record</code> and checked against the server by
-            the test suite.
+            <span className="state-badge" data-state="recorded">
+              Recorded on {recording ? shortVersion(recording.server) : 'PostgreSQL 18'}
+            </span>
+            , not live: {recordedBecause}. Made by <code>npm run record</code> and checked against
+            the server by the test suite.
           </>
         ) : (
           <>
@@ -674,7 +676,10 @@ function PlayerBody({
             {scenario.modelled ? (
               <>
                 {' '}
-                <strong>Modelled:</strong> {scenario.modelled}
+                <strong className="state-badge" data-state="modelled">
+                  Modelled:
+                </strong>{' '}
+                {scenario.modelled}
               </>
             ) : null}
           </>

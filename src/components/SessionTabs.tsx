@@ -17,6 +17,30 @@ export function tabIds(idBase: string, key: number): { tab: string; panel: strin
 }
 
 /**
+ * The states every page draws alike, each with its colours in site.css (`data-state` on a
+ * `.state-badge`); the words beside a badge always say the state as well.
+ */
+export type StateKind =
+  | 'idle'
+  | 'idle-in-transaction'
+  | 'active'
+  | 'waiting'
+  | 'refused'
+  | 'emulated'
+  | 'recorded'
+  | 'modelled';
+
+/** Which state a session is drawn in, from what PostgreSQL reports of it. */
+export function sessionStateKind(info: SessionInfo | undefined): StateKind | undefined {
+  if (!info) return undefined;
+  if (info.waitEventType) return 'waiting';
+  if (info.emulated) return 'emulated';
+  if (info.state === 'active') return 'active';
+  if (info.state === 'idle') return 'idle';
+  return 'idle-in-transaction';
+}
+
+/**
  * A session's state as words, never colour alone: pg_stat_activity's `state`, the XID of
  * its parked transaction, and what it waits on, e.g.
  * `idle in transaction · XID 754` or `active · waiting: Lock/transactionid on pid 3`.
@@ -27,6 +51,7 @@ export function describeSession(info: SessionInfo | undefined): string {
   if (info.xid) {
     parts.push(`XID ${info.xid}${info.emulated ? ' (emulated: snapshot held)' : ''}`);
   }
+  if (info.replayedFrom) parts.push(`replayed to go on (modelled; was XID ${info.replayedFrom})`);
   if (info.waitEventType) {
     const what = info.waitEvent ? `${info.waitEventType}/${info.waitEvent}` : info.waitEventType;
     parts.push(
@@ -41,8 +66,8 @@ interface SessionTabsProps {
   idBase: string;
   tabs: SessionTab[];
   activeKey: number;
-  /** Each tab's badge text, by tab key. */
-  badges: Map<number, string>;
+  /** Each tab's badge: its words and the state it is drawn in, by tab key. */
+  badges: Map<number, { text: string; state: StateKind | undefined }>;
   onSelect: (key: number) => void;
   onNew: () => void;
   /** Disables New session while the engine restarts. */
@@ -112,7 +137,9 @@ export function SessionTabs({
               onKeyDown={onKeyDown}
             >
               <span className="session-tab-label">{tab.label}</span>{' '}
-              <span className="session-badge">{badges.get(tab.key) ?? 'connecting…'}</span>
+              <span className="session-badge state-badge" data-state={badges.get(tab.key)?.state}>
+                {badges.get(tab.key)?.text ?? 'connecting…'}
+              </span>
             </button>
           );
         })}

@@ -25,6 +25,12 @@ export interface SessionInfo {
   xid: string | null;
   /** True when that XID stands in for a snapshot (REPEATABLE READ, a cursor). */
   emulated: boolean;
+  /**
+   * The XID its transaction had before it went on by being replayed in a new transaction
+   * (modelled: see src/engine/ARCHITECTURE.md, "Resuming a parked transaction"); null when
+   * it never was.
+   */
+  replayedFrom: string | null;
   /** True when its wait was found by the watchdog rather than by a check. */
   watchdog: boolean;
 }

@@ -94,8 +94,21 @@ export class PgError extends Error implements PgErrorFields {
  * many sessions on PGlite's one backend (src/engine/ARCHITECTURE.md, "Refusals").
  */
 export const refusalKinds = [
-  /** A parked transaction would have to run a statement; it can only COMMIT or ROLLBACK. */
+  /**
+   * A parked transaction would have to run a statement; it can only COMMIT or ROLLBACK,
+   * and it could not be replayed in a new transaction with the same answers.
+   */
   'parked-goes-on',
+  /**
+   * A parked transaction replayed in a new transaction so that it could go on answered a
+   * statement differently the second time; it was rolled back.
+   */
+  'replay-differs',
+  /**
+   * A transaction replayed under a new XID now comes after transactions it came before on
+   * a server: output that shows XIDs or their order would differ until one of them ends.
+   */
+  'xid-renumbered',
   /** Setting the transaction aside failed, so PostgreSQL rolled it back. */
   'transaction-lost',
   /** A temporary table, view or sequence, while other sessions share the backend. */
@@ -110,8 +123,6 @@ export const refusalKinds = [
   'advisory-part-way',
   /** A statement may wait on a parked transaction's rows, and cannot be checked first. */
   'wait-unchecked',
-  /** A session would wait while holding an XID that it cannot set aside and go on with. */
-  'wait-holding-xid',
   /** A session in a database other than the one PGlite's backend is connected to. */
   'other-database',
   /**

@@ -3,7 +3,7 @@
 // (an option marked `recorded`) step by step, labelled with the server version; the
 // printable handouts print every run. A test re-runs each scenario on a server and fails
 // when a recording no longer matches what it prints.
-import { z } from 'zod';
+import { z } from './zod';
 import type { Engine } from '../engine/types';
 import { noticeLines } from './claims';
 import { defaultSelection, everyChoice, isRecorded, selectionKey, type Selection } from './plan';

@@ -2,7 +2,7 @@
 // the steps with their narration, the reader's choices and the claims each step makes,
 // written so that a test can check them on a real server's output. One zod schema checks
 // the files at build time (src/content.config.ts) and in the tests (load.ts).
-import { z } from 'zod';
+import { z } from './zod';
 
 const name = z
   .string()

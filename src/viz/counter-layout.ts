@@ -158,7 +158,18 @@ export interface DoorFigure {
 
 /** One legend entry: a glyph kind and its words, placed in a flowing row. */
 export interface LegendItem {
-  key: 'reserved' | 'free' | 'page' | 'emulated' | 'waiting' | 'horizon' | 'aborted' | 'active';
+  key:
+    | 'reserved'
+    | 'free'
+    | 'page'
+    | 'emulated'
+    | 'waiting'
+    | 'horizon'
+    | 'aborted'
+    | 'active'
+    | 'worker'
+    | 'api'
+    | 'sweeper';
   x: number;
   y: number;
   text: string;
@@ -558,7 +569,7 @@ export function layoutCounter(
   y += SECTION_GAP + 4;
 
   // The jobs table and the legend, side by side when there is room.
-  const jobsWidth = wide ? Math.floor(inner * 0.34) : inner;
+  const jobsWidth = wide ? Math.floor(inner * 0.3) : inner;
   const jobs = layoutJobs(picture, pad, y, jobsWidth);
   const legendX = wide ? pad + jobsWidth + 20 : pad;
   const legend = layoutLegend(
@@ -773,8 +784,11 @@ function layoutLegend(
     ['waiting', 'dashed ring, lock: waiting on a lock'],
     ['emulated', 'dotted page: emulated: snapshot held'],
     ['aborted', 'struck page: aborted, awaiting ROLLBACK'],
-    ['free', 'free seats, counted'],
+    ['free', 'free seats'],
     ['reserved', 'R: reserved for superusers'],
+    ['worker', 'worker'],
+    ['api', 'API process'],
+    ['sweeper', 'sweeper'],
   ];
   let lx = x0;
   let ly = top + 4;

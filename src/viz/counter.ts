@@ -530,9 +530,12 @@ function drawSeats(
       return g;
     })
     .each(function (d) {
+      // The frame belongs to a page: when another page becomes the oldest, the frame is
+      // on it at once, never floating between seats; it glides only with its own page.
+      const samePage = this.getAttribute('data-pid') === String(d.session.pid);
       setAttr(this, 'data-xid', picture.clerk.horizonXid);
       setAttr(this, 'data-pid', d.session.pid);
-      moveTo(this, d.seat.x, d.seat.y, glide, ms);
+      moveTo(this, d.seat.x, d.seat.y, glide && samePage, ms);
       const [frame, flag] = this.children as unknown as [Element, Element];
       const { page } = cell;
       setAttr(frame, 'x', 0.5);
@@ -853,6 +856,15 @@ function legendGlyph(
       o.append('path').attr('class', 'lock').attr('d', lockPath(12, -2));
       break;
     }
+    case 'worker':
+    case 'api':
+    case 'sweeper':
+      // The same icon the picture puts before a process's name.
+      g.append('path')
+        .attr('class', 'legend-icon')
+        .attr('d', icons[key])
+        .attr('transform', 'translate(1,1)');
+      break;
     case 'horizon':
       g.append('path')
         .attr('class', 'page-sheet')

@@ -9,6 +9,7 @@
  */
 import { select } from 'd3-selection';
 import type { SeatedSession } from './counter-picture';
+import { icons } from './icons';
 
 /** What the strip shows. */
 export interface LedgerStrip {
@@ -70,7 +71,9 @@ export function drawLedgerStrip(svg: SVGSVGElement, strip: LedgerStrip, options:
     Math.min(options.width, perRow * (SEAT_W + GAP) + PAD * 2),
   );
   // The clerk speaks once VACUUM has run, on as many lines as the width needs.
-  const clerkLines = strip.horizon ? wrap(clerkWords(strip.horizon.cutoff), width - PAD * 2) : [];
+  const clerkLines = strip.horizon
+    ? wrap(clerkWords(strip.horizon.cutoff), width - PAD * 2 - 22)
+    : [];
   const height =
     rows * (SEAT_H + GAP) + PAD * 2 + clerkLines.length * LINE_H + (clerkLines.length ? 8 : 0);
   const root = select(svg)
@@ -91,7 +94,12 @@ export function drawLedgerStrip(svg: SVGSVGElement, strip: LedgerStrip, options:
         .attr('width', SEAT_W)
         .attr('height', SEAT_H)
         .attr('rx', 8);
-      g.append('text').attr('class', 'seat-name').attr('x', 8).attr('y', 18);
+      // The site's one icon set: the seat before the session's name, the page on its page.
+      g.append('path')
+        .attr('class', 'strip-icon seat-icon')
+        .attr('d', icons.seat)
+        .attr('transform', 'translate(7,6) scale(0.8125)');
+      g.append('text').attr('class', 'seat-name').attr('x', 24).attr('y', 18);
       g.append('text').attr('class', 'seat-state').attr('x', 8).attr('y', 34);
       const page = g.append('g').attr('class', 'page').attr('transform', 'translate(8, 44)');
       page
@@ -99,7 +107,12 @@ export function drawLedgerStrip(svg: SVGSVGElement, strip: LedgerStrip, options:
         .attr('width', SEAT_W - 16)
         .attr('height', 24)
         .attr('rx', 3);
-      page.append('text').attr('x', 6).attr('y', 16);
+      page
+        .append('path')
+        .attr('class', 'strip-icon page-icon')
+        .attr('d', icons.page)
+        .attr('transform', 'translate(4,4) scale(1)');
+      page.append('text').attr('x', 24).attr('y', 16);
       g.append('text').attr('class', 'seat-wait').attr('x', 8).attr('y', 86);
       return g;
     });
@@ -111,8 +124,9 @@ export function drawLedgerStrip(svg: SVGSVGElement, strip: LedgerStrip, options:
       return `translate(${PAD + col * (SEAT_W + GAP)}, ${PAD + row * (SEAT_H + GAP)})`;
     })
     .attr('data-state', (d) => d.state)
+    .classed('waiting', (d) => d.waiting !== null)
     .classed('holds-horizon', (d) => strip.horizon?.holderPid === d.pid);
-  seats.select('.seat-name').text((d) => truncate(d.name, 18));
+  seats.select('.seat-name').text((d) => truncate(d.name, 16));
   seats.select('.seat-state').text((d) => (d.waiting ? `${d.state}, waiting on:` : d.state));
   seats
     .select('.page')
@@ -120,16 +134,23 @@ export function drawLedgerStrip(svg: SVGSVGElement, strip: LedgerStrip, options:
     .classed('emulated', (d) => d.emulated)
     .classed('empty', (d) => d.xid === null)
     .select('text')
-    .text((d) => truncate(pageLabel(d), 22));
+    .text((d) => truncate(pageLabel(d), 18));
   seats.select('.seat-wait').text((d) => (d.waiting ? truncate(d.waiting, 21) : ''));
 
   const top = rows * (SEAT_H + GAP) + PAD;
+  root
+    .selectAll<SVGPathElement, string>('path.clerk-icon')
+    .data(clerkLines.length ? [icons.clerk] : [])
+    .join('path')
+    .attr('class', 'strip-icon clerk-icon')
+    .attr('d', (d) => d)
+    .attr('transform', `translate(${PAD},${top + 3})`);
   root
     .selectAll<SVGTextElement, string>('text.clerk')
     .data(clerkLines)
     .join('text')
     .attr('class', 'clerk')
-    .attr('x', PAD)
+    .attr('x', PAD + 22)
     .attr('y', (_d, i) => top + (i + 1) * LINE_H)
     .text((d) => d);
   return { width, height };

@@ -1,7 +1,7 @@
 // The counter drawn as a counter, in Chromium, on the lab page at the article's scene
-// (30 hold workers × 3 connections, 2 API processes): the seats, the clerk and the door
-// are on screen together at 1280 × 800, every session's label is whole, and the figure
-// stays one short picture on a phone.
+// (30 hold workers × 3 connections, 2 API processes): the seats, the clerk, the door and
+// the legend are on screen together at 1280 × 800, every session's label is whole, and
+// the figure stays one short picture on a phone.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSite } from './site';
@@ -33,6 +33,7 @@ function sectionBoxes(page: Page) {
       seats: box('seats-section'),
       clerk: box('clerk-section'),
       door: box('door-section'),
+      legend: box('legend'),
       viewport: innerHeight,
     };
   });
@@ -57,6 +58,9 @@ describe('the counter picture', () => {
       expect(b.bottom, `${name} is above the viewport`).toBeGreaterThan(0);
       expect(b.top, `${name} is below the viewport`).toBeLessThan(boxes.viewport);
     }
+    // The legend is read beside the seats: whole, on the same screen.
+    expect(boxes.legend.top).toBeGreaterThanOrEqual(0);
+    expect(boxes.legend.bottom).toBeLessThanOrEqual(boxes.viewport);
 
     // Each seat's label is the session's name after its process's, whole and inside its seat.
     const labels = await page.evaluate(() =>

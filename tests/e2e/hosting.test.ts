@@ -1,4 +1,4 @@
-// The engine from a host that compresses (README, "What a host should send"): the WASM and
+// The engine from a host that compresses (README, "Headers a host should send"): the WASM and
 // file bundle gzipped on the way, the data directory sent as the gzip encoding of its tar.
 // PostgreSQL starts, the download's progress counts towards the right total, and the
 // console answers.

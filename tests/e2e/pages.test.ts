@@ -1,22 +1,28 @@
 import { AxeBuilder } from '@axe-core/playwright';
-import { readdirSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { themeStorageKey } from '../../src/components/theme';
 import { runSql, waitForEngine } from './console-driver';
-import { distDir, firstResizeMessage, startSite } from './site';
-
-/** Every page the build wrote, as a path under the site's base (`lab/`, `embed/console/`). */
-function builtPages(dir = distDir): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) return name === '_astro' ? [] : builtPages(full);
-    if (!name.endsWith('.html')) return [];
-    const path = relative(distDir, full).split(sep).join('/');
-    return [path === 'index.html' ? '' : path.replace(/index\.html$/, '')];
-  });
-}
+import type { Page } from 'playwright-core';
+import { backgroundLuminance, builtPages, firstResizeMessage, startSite } from './site';
 
 const engineFile = /\.wasm$|\.data$|pgdata\.tar\.gz(\?|$)/;
+
+/** A test that opens every page, one after another, demos starting: minutes on a busy machine. */
+const everyPage = 600_000;
+
+/** Opens `path` and waits until the islands that hydrate at load have drawn themselves. */
+async function open(page: Page, url: string): Promise<void> {
+  await page.goto(url, { waitUntil: 'load' });
+  await page.waitForFunction(
+    () => document.querySelectorAll('astro-island[ssr][client="load"]').length === 0,
+    undefined,
+    { timeout: 30_000 },
+  );
+}
+
+/** How far the page scrolls sideways, in px: 0 when it fits its window. */
+const sidewaysOverflow = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
 describe('the built site', () => {
   let site: Awaited<ReturnType<typeof startSite>>;
@@ -88,6 +94,7 @@ describe('the built site', () => {
       expect(violations).toEqual([]);
       await page.close();
     },
+    everyPage,
   );
 
   it('remembers the theme a reader picks in the header, and auto follows the system', async () => {
@@ -108,16 +115,83 @@ describe('the built site', () => {
     await page.close();
   });
 
-  it('fits a 360 px wide phone without sideways scrolling', async () => {
-    const page = await site.newPage({ width: 360, height: 740 });
-    for (const path of ['', 'lab/', 'embed/console/']) {
-      await page.goto(`${site.url}${path}`, { waitUntil: 'load' });
-      const overflow = await page.evaluate(
-        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-      );
-      expect({ path, overflow }).toEqual({ path, overflow: 0 });
-    }
-    await page.close();
+  it(
+    'fits a 360 px wide phone without sideways scrolling, on every page',
+    async () => {
+      const page = await site.newPage({ width: 360, height: 740 });
+      const wide: { path: string; overflow: number }[] = [];
+      for (const path of builtPages()) {
+        await open(page, `${site.url}${path}`);
+        const overflow = await sidewaysOverflow(page);
+        if (overflow !== 0) wide.push({ path, overflow });
+      }
+      expect(wide).toEqual([]);
+      await page.close();
+    },
+    everyPage,
+  );
+
+  it(
+    'draws every page on a dark ground when the system asks for dark, and every embed with theme=dark',
+    async () => {
+      const light: string[] = [];
+      const dark = await site.newPage();
+      await dark.emulateMedia({ colorScheme: 'dark' });
+      // The embeds are asked in words, on a system that prefers light.
+      const asked = await site.newPage();
+      await asked.emulateMedia({ colorScheme: 'light' });
+      // The ground does not wait for PostgreSQL: no engine starts, and no saved choice counts.
+      for (const page of [dark, asked]) await page.route(engineFile, (route) => route.abort());
+      await asked.goto(`${site.url}chapters/`);
+      await asked.evaluate((key) => localStorage.removeItem(key), themeStorageKey);
+      for (const path of builtPages()) {
+        await open(dark, `${site.url}${path}`);
+        const ground = await backgroundLuminance(dark);
+        if (ground > 0.05) light.push(`/${path}: luminance ${ground.toFixed(2)}`);
+        if (path.startsWith('embed/')) {
+          await open(asked, `${site.url}${path}?theme=dark`);
+          const embedGround = await backgroundLuminance(asked);
+          if (embedGround > 0.05) light.push(`/${path}?theme=dark: ${embedGround.toFixed(2)}`);
+        }
+      }
+      expect(builtPages().filter((p) => p.startsWith('embed/')).length).toBeGreaterThan(10);
+      expect(light).toEqual([]);
+      // And light is light: the check can tell the two apart.
+      await open(asked, `${site.url}chapters/`);
+      expect(await backgroundLuminance(asked)).toBeGreaterThan(0.9);
+      await dark.close();
+      await asked.close();
+    },
+    everyPage,
+  );
+
+  it('lets a chapter’s demo break out of the text column, and keeps text at reading width', async () => {
+    const measure = (page: Page) =>
+      page.evaluate(() => {
+        const width = (el: Element | null) => el?.getBoundingClientRect().width ?? 0;
+        const prose = document.querySelector('.chapter > p:not(.chapter-meta)');
+        return {
+          prose: width(prose),
+          figure: width(document.querySelector('.chapter .demo[data-demo="counter"]')),
+          window: document.documentElement.clientWidth,
+          fontSize: parseFloat(getComputedStyle(prose!).fontSize),
+        };
+      });
+    const laptop = await site.newPage({ width: 1280, height: 800 });
+    await open(laptop, `${site.url}chapters/forty-minutes/`);
+    const wide = await measure(laptop);
+    // Text at a reading width: at most about 85 characters a line.
+    expect(wide.prose / wide.fontSize).toBeLessThanOrEqual(44);
+    expect(wide.figure).toBeGreaterThan(wide.prose * 1.5);
+    expect(wide.figure).toBeLessThanOrEqual(wide.window);
+    const phone = await site.newPage({ width: 360, height: 740 });
+    await open(phone, `${site.url}chapters/forty-minutes/`);
+    const narrow = await measure(phone);
+    // On a phone the figure is as wide as the text, which is the screen less its margins.
+    expect(narrow.figure).toBe(narrow.prose);
+    expect(narrow.figure).toBeGreaterThan(narrow.window - 32);
+    await laptop.close();
+    await phone.close();
   });
 
   it('an embedded console tells its parent page its height', async () => {

@@ -1,18 +1,35 @@
-// Shared set-up for browser tests: the built site (dist/) served on loopback and Debian's
-// Chromium. `npm test` builds the site before these run.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+// Shared set-up for browser tests: the built site (dist/) served on loopback and the
+// Chromium find-chromium.ts finds. `npm test` builds the site before these run.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser';
-import { serveStatic, type StaticServer } from '../support/static-server';
+import { serveStatic, type HostOptions, type StaticServer } from '../support/static-server';
 
 export const distDir = join(process.cwd(), 'dist');
 
-export async function startSite() {
+/** Every page the build wrote, as a path under the site's base (`lab/`, `embed/console/`). */
+export function builtPages(dir = distDir): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) return name === '_astro' ? [] : builtPages(full);
+    if (!name.endsWith('.html')) return [];
+    const path = relative(distDir, full).split(sep).join('/');
+    return [path === 'index.html' ? '' : path.replace(/index\.html$/, '')];
+  });
+}
+
+/** The built file of a page `builtPages` names. */
+export function builtFile(page: string): string {
+  return join(distDir, page === '' || page.endsWith('/') ? `${page}index.html` : page);
+}
+
+/** Serves dist/ (with what `host` adds) and starts Chromium. */
+export async function startSite(host: HostOptions = {}) {
   if (!existsSync(join(distDir, 'index.html'))) {
     throw new Error('dist/ is missing: run `npm run build` first (npm test does).');
   }
-  const server: StaticServer = await serveStatic(distDir);
+  const server: StaticServer = await serveStatic(distDir, '/', host);
   const chrome = await launchChromium();
   return {
     url: server.url,

@@ -2,21 +2,8 @@
 // PostgreSQL 18: the answer must be the server's, or a refusal that names its kind.
 import { describe, expect, it } from 'vitest';
 import type { Engine, Session } from '../../src/engine/types';
-import { answer } from '../support/answer';
+import { answer, within } from '../support/answer';
 import { bothEngines } from '../support/both-engines';
-
-/** Resolves to `p`'s answer, or to `waiting` if it has none after `ms`. */
-async function within(p: Promise<unknown>, ms: number): Promise<unknown> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise((resolve) => {
-    timer = setTimeout(() => resolve('waiting'), ms);
-  });
-  try {
-    return await Promise.race([p, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 async function sessions(engine: Engine, n: number): Promise<Session[]> {
   const opened: Session[] = [];
@@ -96,11 +83,11 @@ async function waitPartWay(engine: Engine) {
   await holder!.query('BEGIN; UPDATE duo SET v = 1 WHERE id = 2');
   const string = answer(
     waiter!,
-    "BEGIN; UPDATE duo SET v = 2 WHERE id = 1; SET LOCAL lock_timeout = '300ms'; UPDATE duo SET v = 2 WHERE id = 2",
+    "BEGIN; UPDATE duo SET v = 2 WHERE id = 1; SET LOCAL lock_timeout = '2s'; UPDATE duo SET v = 2 WHERE id = 2",
   );
   const first = await within(string, 100);
   const locked = await answer(third!, 'SELECT id FROM duo WHERE id = 1 FOR UPDATE NOWAIT');
-  const after = await within(string, 3000);
+  const after = await within(string, 8000);
   await waiter!.query('ROLLBACK');
   await holder!.query('ROLLBACK');
   for (const s of [setup!, holder!, waiter!, third!]) await s.close();

@@ -24,7 +24,7 @@ function scenarioOf(text: string, id: string): Scenario {
 
 const template = scenarioOf(templateText, 'lab-template');
 
-/** Two sessions; alice, parked once bob runs, is asked to go on: the browser refuses. */
+/** Two sessions; alice, parked once bob commits, is asked to go on: the browser refuses. */
 const goesOn = scenarioOf(goesOnSource, 'lab-goes-on');
 
 /** Bob waits for Alice, who never ends her transaction. */
@@ -72,7 +72,7 @@ describe('the scenario lab', () => {
     expect(results.map((r) => r.label)).toEqual(['alice-reads=no', 'alice-reads=yes']);
     expect(results[0]!.outcome).toEqual({
       kind: 'claims',
-      failed: [{ step: 2, says: 'Bob sees two rows (wrong on purpose)', seen: expect.any(String) }],
+      failed: [{ step: 2, says: 'Bob adds row 6 (wrong on purpose)', seen: expect.any(String) }],
     });
     expect(results[1]!.outcome).toMatchObject({
       kind: 'refused',

@@ -75,7 +75,8 @@ async function insertOfUncommittedKey(engine: Engine) {
  * with 40P01 after deadlock_timeout, and the other's UPDATE goes on. On PGlite both
  * transactions are parked by then: the same statement fails with 40P01 and its
  * transaction rolls back, and the survivor's UPDATE, which would have to go on in its
- * parked transaction, is named not expressible.
+ * parked transaction, is named not expressible: a replay would give it a new XID, and the
+ * reader has seen its XID (in RETURNING, and in the deadlock's DETAIL).
  */
 async function twoRowDeadlock(engine: Engine) {
   const [a, b] = [

@@ -11,11 +11,12 @@ async function scenario(engine: Engine, timeout: string) {
   await cleaner.query(
     'DROP TABLE IF EXISTS ledger; CREATE TABLE ledger (id int); INSERT INTO ledger SELECT generate_series(1, 50)',
   );
-  await writer.query(`SET ${timeout} = '300ms'`);
+  // Long enough for the DELETE and the first VACUUM on a busy machine.
+  await writer.query(`SET ${timeout} = '1500ms'`);
   await writer.query('BEGIN; CREATE TABLE scratch (id int)');
   await cleaner.query('DELETE FROM ledger WHERE id <= 20');
   const before = vacuumTuples((await cleaner.query('VACUUM (VERBOSE) ledger')).notices);
-  await new Promise((resolve) => setTimeout(resolve, 700));
+  await new Promise((resolve) => setTimeout(resolve, 2500));
   const after = vacuumTuples((await cleaner.query('VACUUM (VERBOSE) ledger')).notices);
   const error = (await writer.query('SELECT 1').catch((e: unknown) => e)) as PgError;
   await cleaner.close();

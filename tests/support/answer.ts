@@ -15,3 +15,16 @@ export async function answer(s: Session, sql: string): Promise<unknown> {
     throw e;
   }
 }
+
+/** Resolves to `p`'s answer, or to `waiting` if it has none after `ms`. */
+export async function within(p: Promise<unknown>, ms: number): Promise<unknown> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => resolve('waiting'), ms);
+  });
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

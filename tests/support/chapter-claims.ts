@@ -35,6 +35,11 @@ export const chapterClaims: ChapterClaim[] = [
   },
   {
     chapter: 'forty-minutes',
+    says: 'new connections are being turned away, and `VACUUM` runs on busy tables but frees nothing',
+    backed: 'demo:counter',
+  },
+  {
+    chapter: 'forty-minutes',
     says: 'Every connection takes a seat for as long as it stays connected, whether or not it is doing anything.',
     backed: 'demo:counter',
   },
@@ -76,6 +81,11 @@ export const chapterClaims: ChapterClaim[] = [
     chapter: 'a-job-is-a-row',
     says: 'it holds an entry only for rows whose `status` is `queued`',
     backed: 'test',
+  },
+  {
+    chapter: 'a-job-is-a-row',
+    says: '`status`, `locked_by` and `heartbeat` are what let a sweeper find a job whose worker died: it is `running`, and its heartbeat stopped moving.',
+    backed: 'test:tests/fidelity/scenarios.test.ts',
   },
   {
     chapter: 'a-job-is-a-row',
@@ -149,6 +159,11 @@ export const chapterClaims: ChapterClaim[] = [
   },
   {
     chapter: 'thirty-workers',
+    says: 'The outer `UPDATE` marks what it got as running, and `RETURNING` hands the ids back.',
+    backed: 'demo:skip-locked',
+  },
+  {
+    chapter: 'thirty-workers',
     says: '`FOR UPDATE` locks each row it returns, so that no other transaction can change or lock it until this one ends.',
     backed: 'demo:skip-locked',
   },
@@ -202,6 +217,11 @@ export const chapterClaims: ChapterClaim[] = [
   {
     chapter: 'a-connection-is-not-a-transaction',
     says: 'It may only remove a version once no transaction could still need to see it.',
+    backed: 'demo:horizon',
+  },
+  {
+    chapter: 'a-connection-is-not-a-transaction',
+    says: 'What holds the horizon back is the oldest of two things among the open transactions',
     backed: 'demo:horizon',
   },
   {
@@ -285,6 +305,11 @@ export const chapterClaims: ChapterClaim[] = [
   },
   {
     chapter: 'one-query',
+    says: 'Read each row as: this session, in this state, has kept the horizon this many transactions behind, for this long.',
+    backed: 'demo:activity',
+  },
+  {
+    chapter: 'one-query',
     says: 'Filtering on `backend_xmin IS NOT NULL` finds sessions that hold a snapshot.',
     backed: 'demo:activity',
   },
@@ -325,6 +350,11 @@ export const chapterClaims: ChapterClaim[] = [
   {
     chapter: 'two-settings',
     says: 'The worker finds out when it next uses the connection.',
+    backed: 'demo:pre-ping',
+  },
+  {
+    chapter: 'two-settings',
+    says: 'If that is after forty minutes of work, the record fails and the work is done again.',
     backed: 'demo:pre-ping',
   },
   {

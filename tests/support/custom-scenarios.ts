@@ -1,9 +1,12 @@
 // Scenarios of a teacher's own, as the lab would be given them, for the lab's tests.
 
-/** Alice writes and is parked as Bob reads; then she reads again, which the browser refuses. */
+/**
+ * Alice writes and is parked as Bob writes and commits; then she reads again, which the
+ * browser refuses: a replay of her transaction could read Bob's commit.
+ */
 export const goesOnSource = `title: A parked transaction goes on
-summary: Alice writes, Bob reads, Alice reads again.
-lesson: A parked transaction can only end.
+summary: Alice writes, Bob writes and commits, Alice reads again.
+lesson: A parked transaction goes on only while nothing committed since it began.
 sessions:
   - name: alice
   - name: bob
@@ -20,14 +23,14 @@ steps:
     sql: BEGIN; UPDATE t SET id = 2;
     say: Alice writes, in a transaction she keeps open.
   - session: bob
-    sql: SELECT count(*) FROM t;
-    say: Bob reads.
+    sql: INSERT INTO t VALUES (5) RETURNING id;
+    say: Bob writes, and his statement commits.
     claims:
-      - says: Bob sees one row
-        rows: { equals: [[1]] }
-      - says: Bob sees two rows (wrong on purpose)
+      - says: Bob adds row 5
+        rows: { equals: [[5]] }
+      - says: Bob adds row 6 (wrong on purpose)
         when: { alice-reads: 'no' }
-        rows: { equals: [[2]] }
+        rows: { equals: [[6]] }
   - session: alice
     when: { alice-reads: 'yes' }
     sql: SELECT id FROM t;

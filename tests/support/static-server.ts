@@ -20,6 +20,7 @@ const types: Record<string, string> = {
   '.gz': 'application/gzip',
   '.txt': 'text/plain; charset=utf-8',
   '.xml': 'application/xml',
+  '.webmanifest': 'application/manifest+json',
 };
 
 export interface StaticServer {
@@ -31,19 +32,33 @@ export interface StaticServer {
 /** Files a compressing host gzips on the way (`compress`). */
 const compressible = new Set(['.html', '.js', '.css', '.json', '.svg', '.wasm', '.data', '.txt']);
 
-/**
- * Serves `root` at `http://127.0.0.1:<free port><base>`. With `compress`, it answers as a
- * host that compresses does: text, `.wasm` and `.data` gzipped on the way
- * (`Content-Encoding: gzip`, no length), and a `.gz` file as the gzip encoding of what it
- * holds (as Apache's `AddEncoding gzip .gz` does), so the browser unpacks it.
- */
+/** What a host adds: headers per path, and where a POST's body goes (e.g. a CSP report). */
+export interface HostOptions {
+  headers?: (path: string) => Record<string, string>;
+  onPost?: (path: string, body: string) => void;
+  /**
+   * Answer as a host that compresses does: text, `.wasm` and `.data` gzipped on the way
+   * (`Content-Encoding: gzip`, no length), and a `.gz` file as the gzip encoding of what
+   * it holds (as Apache's `AddEncoding gzip .gz` does), so the browser unpacks it.
+   */
+  compress?: boolean;
+}
+
+/** Serves `root` at `http://127.0.0.1:<free port><base>`. */
 export async function serveStatic(
   root: string,
   base = '/',
-  { compress = false }: { compress?: boolean } = {},
+  host: HostOptions = {},
 ): Promise<StaticServer> {
   const server: Server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    if (req.method === 'POST' && host.onPost) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      host.onPost(path, Buffer.concat(chunks).toString('utf8'));
+      res.writeHead(204).end();
+      return;
+    }
     if (!path.startsWith(base)) {
       res.writeHead(404).end('not found');
       return;
@@ -60,23 +75,18 @@ export async function serveStatic(
         info = await stat(file);
       }
       const type = types[extname(file)] ?? 'application/octet-stream';
-      if (compress && compressible.has(extname(file))) {
-        res.writeHead(200, {
-          'content-type': type,
-          'content-encoding': 'gzip',
-          'cache-control': 'no-cache',
-        });
-        createReadStream(file).pipe(createGzip()).pipe(res);
-        return;
-      }
-      const encoded = compress && file.endsWith('.tar.gz');
+      const gzipped = host.compress === true && compressible.has(extname(file));
+      const encoded = host.compress === true && file.endsWith('.tar.gz');
       res.writeHead(200, {
         'content-type': encoded ? 'application/x-tar' : type,
-        ...(encoded ? { 'content-encoding': 'gzip' } : {}),
-        'content-length': info.size,
+        ...(gzipped || encoded ? { 'content-encoding': 'gzip' } : {}),
+        ...(gzipped ? {} : { 'content-length': info.size }),
         'cache-control': 'no-cache',
+        ...host.headers?.(path),
       });
-      createReadStream(file).pipe(res);
+      const body = createReadStream(file);
+      if (gzipped) body.pipe(createGzip()).pipe(res);
+      else body.pipe(res);
     } catch {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     }

@@ -44,7 +44,10 @@ export function Boxes({
                 {box.note ? <p className="box-note">{box.note}</p> : null}
                 {current && latest?.model ? (
                   <p className="box-event">
-                    <span className="badge-modelled">modelled:</span> {latest.model.by}
+                    <span className="badge-modelled state-badge" data-state="modelled">
+                      modelled:
+                    </span>{' '}
+                    {latest.model.by}
                     {latest.model.disconnect ? ', the process ends' : ''}
                     {latest.model.reconnect ? ', a new connection' : ''}
                   </p>

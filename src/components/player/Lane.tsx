@@ -6,7 +6,7 @@ import type { StepReport } from '../../scenario/play';
 import type { Scenario } from '../../scenario/schema';
 import { sentence } from '../console-text';
 import { ErrorView, NoticeList, ResultList } from '../Output';
-import { describeSession } from '../SessionTabs';
+import { describeSession, sessionStateKind } from '../SessionTabs';
 import { formatMs, type RunView } from './words';
 
 export function Lane({
@@ -37,7 +37,10 @@ export function Lane({
       <header className="lane-head">
         <h3>{session.name}</h3>
         {session.role_in_story ? <p className="lane-role">{session.role_in_story}</p> : null}
-        <p className="lane-badge">
+        <p
+          className="lane-badge state-badge"
+          data-state={recordedOn ? 'recorded' : ended ? undefined : sessionStateKind(info)}
+        >
           {recordedOn
             ? `recorded on ${recordedOn}`
             : ended
@@ -92,7 +95,14 @@ function StepBox({
       <p className="step-label">
         Step {step.index + 1}
         {step.params ? ' (extended protocol, with bound parameters)' : ''}
-        {step.model ? <span className="badge badge-modelled"> modelled</span> : null}
+        {step.model ? (
+          <>
+            {' '}
+            <span className="badge badge-modelled state-badge" data-state="modelled">
+              modelled
+            </span>
+          </>
+        ) : null}
       </p>
       {step.model ? (
         <p className="step-model">

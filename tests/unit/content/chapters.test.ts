@@ -1,6 +1,7 @@
 // Every chapter: its frontmatter, the demos it places, and its links on the site.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { chapterSchema } from '../../../src/chapter-schema';
 import { demos } from '../../../src/components/demo-list';
 import { chapterFiles, internalLinks, placedDemos } from '../../support/chapter-files';
 
@@ -26,6 +27,22 @@ describe('the chapters', () => {
       expect(typeof c.frontmatter.title, c.id).toBe('string');
       expect(typeof c.frontmatter.description, c.id).toBe('string');
     }
+  });
+
+  it.each(chapters.map((c) => [c.id, c] as const))(
+    '%s has frontmatter the build’s schema accepts',
+    (_id, c) => {
+      const parsed = chapterSchema.safeParse(c.frontmatter);
+      expect(parsed.error?.issues ?? []).toEqual([]);
+    },
+  );
+
+  it('the schema refuses a misspelt field, a missing one and an order that is not a number', () => {
+    const good = { title: 'T', description: 'D', order: 1 };
+    expect(chapterSchema.safeParse(good).success).toBe(true);
+    expect(chapterSchema.safeParse({ ...good, descripton: 'D' }).success).toBe(false);
+    expect(chapterSchema.safeParse({ title: 'T', order: 1 }).success).toBe(false);
+    expect(chapterSchema.safeParse({ ...good, order: 'first' }).success).toBe(false);
   });
 
   it.each(chapters.map((c) => [c.id, c] as const))('%s places only demos that exist', (_id, c) => {

@@ -70,12 +70,16 @@ describe('many sessions on one PGlite backend', () => {
     expect(await rows(b, 'SELECT status FROM jobs WHERE id = 1')).toEqual([['running']]);
   });
 
-  it('a parked session may only COMMIT or ROLLBACK, and is told why', async () => {
+  it('a parked session goes on as a replay until another transaction commits, then is told why', async () => {
     await a.query("BEGIN; UPDATE jobs SET status = 'running' WHERE id = 1");
     await b.query('SELECT 1');
+    expect(await rows(a, 'SELECT status FROM jobs WHERE id = 1')).toEqual([['running']]);
+    await b.query("UPDATE jobs SET status = 'done' WHERE id = 2");
     const e = await a.query('SELECT 1').catch((x: unknown) => x);
     expect(e).toBeInstanceOf(NotExpressibleError);
-    expect((e as Error).message).toMatch(/parked.*can only COMMIT or ROLLBACK/);
+    expect((e as Error).message).toMatch(
+      /parked.*can only COMMIT or ROLLBACK.*other transactions committed since it began/,
+    );
     await a.query('ROLLBACK');
     expect(await rows(b, 'SELECT status FROM jobs WHERE id = 1')).toEqual([['queued']]);
     expect(await rows(b, 'SELECT count(*) FROM pg_prepared_xacts')).toEqual([['0']]);
@@ -158,9 +162,9 @@ describe('many sessions on one PGlite backend', () => {
         (e: unknown) => (e instanceof NotExpressibleError ? e.kind : String(e)),
       );
 
-    it('a parked transaction that would go on is refused as parked-goes-on', async () => {
+    it('a parked transaction that would go on after another committed is refused as parked-goes-on', async () => {
       await a.query("BEGIN; UPDATE jobs SET status = 'running' WHERE id = 1");
-      await b.query('SELECT 1');
+      await b.query("UPDATE jobs SET status = 'done' WHERE id = 2");
       expect(await outcome(a, 'SELECT 1')).toBe('parked-goes-on');
     });
 
@@ -182,17 +186,28 @@ describe('many sessions on one PGlite backend', () => {
       );
     });
 
-    it('waits the layer cannot check or cannot set aside are refused by kind', async () => {
+    it('a wait the layer cannot check is refused as wait-unchecked', async () => {
       await a.query("BEGIN; UPDATE jobs SET status = 'running' WHERE id = 1");
       expect(
         await outcome(b, "UPDATE jobs SET status = 'x' FROM (SELECT 1) s WHERE jobs.id = 1"),
       ).toBe('wait-unchecked');
+    });
+
+    it('a session holding an XID waits, and goes on once the holder rolls back', async () => {
+      await a.query("BEGIN; UPDATE jobs SET status = 'running' WHERE id = 1");
       await b.query(
         "BEGIN ISOLATION LEVEL REPEATABLE READ; UPDATE jobs SET status = 'b' WHERE id = 2",
       );
-      expect(await outcome(b, "UPDATE jobs SET status = 'b' WHERE id = 1")).toBe(
-        'wait-holding-xid',
-      );
+      const waiting = outcome(b, "UPDATE jobs SET status = 'b' WHERE id = 1");
+      const early = await Promise.race([waiting, new Promise((r) => setTimeout(r, 300, 'waits'))]);
+      expect(early).toBe('waits');
+      await a.query('ROLLBACK');
+      expect(await waiting).toBe('ran');
+      await b.query('COMMIT');
+      expect(await rows(a, 'SELECT status FROM jobs WHERE id <= 2 ORDER BY id')).toEqual([
+        ['b'],
+        ['b'],
+      ]);
     });
 
     // CREATE INDEX CONCURRENTLY commits its first part, then waits for older transactions

@@ -4,8 +4,8 @@ import type { Engine, RefusalKind } from '../../../src/engine/types';
 import { parseSpec } from '../../../src/spec/parse';
 import { regressSettings, runSpec } from '../../../src/spec/run';
 
-// Session a's transaction holds an XID when b takes the backend, so it is parked; its
-// next statement is one a parked transaction cannot run.
+// Session a's transaction holds an XID when b takes the backend, so it is parked; b's
+// write commits, so a's next statement can neither run in it nor in a replay of it.
 const parkedGoesOn = `
 setup { CREATE TABLE t (id int PRIMARY KEY); INSERT INTO t VALUES (1), (2); }
 teardown { DROP TABLE t; }
@@ -14,7 +14,7 @@ step a1 { BEGIN; UPDATE t SET id = id WHERE id = 1; }
 step a2 { SELECT 1 AS one; }
 step a3 { COMMIT; }
 session b
-step b1 { SELECT count(*) FROM t; }
+step b1 { INSERT INTO t VALUES (3); }
 permutation a1 b1 a2 a3
 permutation a1 a3 b1
 `;

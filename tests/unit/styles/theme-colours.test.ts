@@ -69,6 +69,17 @@ function contrast(a: string, b: string): number {
 }
 
 const text = 4.5;
+/** The states every page draws the same way (site.css, "Session and output states"). */
+const states = [
+  'idle',
+  'idle-in-transaction',
+  'active',
+  'waiting',
+  'refused',
+  'emulated',
+  'recorded',
+  'modelled',
+];
 const shape = 3;
 /** [foreground, ground, least contrast]: the pairs that meet on screen. */
 const pairs: [string, string, number][] = [
@@ -97,6 +108,15 @@ const pairs: [string, string, number][] = [
       [`--sql-${kind}`, '--editor-active-line', text],
     ],
   ),
+  // Session and output states: the mark as text and line on the page's grounds, the
+  // text on the state's own ground, and the mark beside that ground.
+  ...states.flatMap((state): [string, string, number][] => [
+    [`--state-${state}`, '--background', text],
+    [`--state-${state}`, '--surface', text],
+    [`--text`, `--state-${state}-ground`, text],
+    [`--state-${state}`, `--state-${state}-ground`, text],
+  ]),
+  ['--state-emulated', '--page', shape],
   // The counter picture: letters on tokens, labels, outlines and marks on their grounds.
   ['--cp-text', '--cp-ground', text],
   ['--cp-muted', '--cp-ground', text],
@@ -117,9 +137,29 @@ const pairs: [string, string, number][] = [
   ['--cp-dead', '--cp-ground', shape],
   ['--cp-dead', '--cp-dead-ground', shape],
   ['--cp-done', '--cp-queued', shape],
+  ['--cp-waiting', '--cp-ground', shape],
+  ['--cp-waiting', '--cp-chair', shape],
+  ['--cp-refused', '--cp-ground', text],
+  ['--cp-refused', '--cp-chair', shape],
 ];
 
 describe('the colour themes', () => {
+  it('give every state a mark and a ground in both themes', () => {
+    for (const state of states) {
+      for (const theme of Object.values(themes)) {
+        expect(colour(theme, `--state-${state}`)).toMatch(/^#[0-9a-f]{6}$/);
+        expect(colour(theme, `--state-${state}-ground`)).toMatch(/^#[0-9a-f]{6}$/);
+      }
+    }
+  });
+
+  it('tell the states apart by more than a shade: no two marks alike in a theme', () => {
+    for (const theme of Object.values(themes)) {
+      const marks = states.map((state) => colour(theme, `--state-${state}`));
+      expect(new Set(marks).size).toBe(states.length);
+    }
+  });
+
   it('set in the dark theme every colour the light theme sets, and no other', () => {
     const literal = [...light].filter(([, value]) => value.startsWith('#')).map(([name]) => name);
     expect([...darkOnly.keys()].sort()).toEqual(literal.sort());

@@ -158,6 +158,27 @@ describe('drawCounter', () => {
     expect(reach.getAttribute('display')).toBeNull();
   });
 
+  it('puts the horizon frame on the new oldest page at once, even with motion on', () => {
+    const svg = newSvg();
+    const moving = { width: 800, reducedMotion: false };
+    const seats = [
+      session(11, { state: 'idle in transaction', xid: '760', xactAgeMs: 1000 }),
+      session(12, { state: 'idle in transaction', xid: '750', xactAgeMs: 9000 }),
+    ];
+    const holder = (pid: number, xid: string) =>
+      picture(seats, {
+        clerk: { deadTuples: 0, horizonXid: xid, horizonPid: pid, lastVacuum: null },
+      });
+    drawCounter(svg, holder(12, '750'), moving);
+    const layout = drawCounter(svg, holder(11, '760'), moving);
+    // No glide from worker 12's page to worker 11's: a frame between seats holds nothing.
+    const mark = svg.querySelector('g.horizon-mark')!;
+    expect(mark.getAttribute('data-pid')).toBe('11');
+    const seat = layout.seatOf.get(11)!;
+    expect(position(mark)).toEqual([seat.x, seat.y]);
+    expect(hasTransition(mark)).toBe(false);
+  });
+
   it('seats refused sessions at the door with the FATAL text', () => {
     const svg = newSvg();
     const message =

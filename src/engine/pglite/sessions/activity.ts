@@ -143,6 +143,7 @@ export function sessionInfos(ctx: LayerContext): SessionInfo[] {
       emulated:
         (s.holding.kind === 'parked' && s.holding.emulatedSnapshot) || standIn !== undefined,
       watchdog: s.waitByWatchdog,
+      replayedFrom: s.replayedFrom,
     };
   });
 }

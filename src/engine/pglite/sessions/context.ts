@@ -49,6 +49,8 @@ export type Holding =
       emulatedSnapshot: boolean;
       /** Its isolation level: only a READ COMMITTED one may wait (see `runQuery`). */
       isolation: string;
+      /** What it was before it was set aside, for when it is replayed to go on (resume.ts). */
+      shape: TransactionShape;
     }
   | { kind: 'lost'; reason: string };
 
@@ -74,6 +76,16 @@ export interface SessionRecord {
   xid: string | null;
   /** Counts the transactions it began, so a wait can tell its holder's has ended. */
   xactSeq: number;
+  /**
+   * The statements its open transaction ran, each with what PostgreSQL answered, so that
+   * the transaction can be replayed once it is parked and must go on (resume.ts); null
+   * once it ran one that cannot be replayed (its answer came from the layer, say).
+   */
+  xactLog: LoggedStatement[] | null;
+  /** The snapshot its transaction's first statement took, as `pg_current_snapshot()` text. */
+  xactSnapshot: string | null;
+  /** The XID its open transaction first had, once it went on as a replay (resume.ts). */
+  replayedFrom: string | null;
   /** The session whose parked transaction this one waits for. */
   blockedBy: SessionRecord | null;
   /** Its wait was found by the watchdog (PGlite stopped answering), not by a check. */
@@ -99,6 +111,27 @@ export interface SessionRecord {
    * They belong to a backend, so they are made again whenever the session gets it.
    */
   prepared: Map<string, { statement: string; text: string }>;
+}
+
+/** A statement of an open transaction, and its answer as `answerKey` writes it. */
+export interface LoggedStatement {
+  sql: string;
+  params?: unknown[];
+  answer: string;
+}
+
+/**
+ * A transaction replayed to go on under a new XID, after the open transactions `passed`,
+ * which it came before on a server: until one side ends, output that shows XIDs or their
+ * order would differ from a server's (see `xidsHidden` in resume.ts).
+ */
+export interface Renumbering {
+  s: SessionRecord;
+  /** Its transaction's number (`SessionRecord.xactSeq`). */
+  seq: number;
+  was: string;
+  now: string;
+  passed: string[];
 }
 
 /** A table lock a waiting statement asks for. */
@@ -206,6 +239,13 @@ export interface LayerContext {
    * the backend is free. It holds no lock, and nothing shows it meanwhile.
    */
   readonly spentStandIns: string[];
+  /**
+   * XIDs of open transactions that a reader has seen in PostgreSQL's output: such a
+   * transaction is not replayed under a new XID (resume.ts, `noteShown`).
+   */
+  readonly shownXids: Set<string>;
+  /** Transactions replayed under a new XID while younger ones were open (resume.ts). */
+  readonly renumbered: Renumbering[];
   readonly waiters: Waiter[];
   /**
    * Statements in flight: a `SELECT pg_sleep(n)` while other sessions are open is not
@@ -243,6 +283,8 @@ export function makeContext(backend: Backend, options: LayerOptions = {}): Layer
     parkSeq: 0,
     parkedLocksByGid: new Map(),
     spentStandIns: [],
+    shownXids: new Set(),
+    renumbered: [],
     waiters: [],
     sleepers: new Map(),
     advisoryHeld: new Map(),

@@ -6,7 +6,7 @@ import {
   type LayerContext,
   type SessionRecord,
 } from './context';
-import { enter, rollbackPrepared, settle, takeStandIn } from './parking';
+import { enter, plainShape, rollbackPrepared, settle, takeStandIn } from './parking';
 import { cancelled, toReply, type QueryReply } from './replies';
 import { loadSettings } from './session-settings';
 import { expire } from './timers';
@@ -34,7 +34,14 @@ export async function startSleep(
 ): Promise<{ wait: Promise<QueryReply> }> {
   await loadSettings(ctx, s);
   const { gid, xid } = await takeStandIn(ctx, s);
-  s.holding = { kind: 'parked', gid, xid, emulatedSnapshot: true, isolation: 'read committed' };
+  s.holding = {
+    kind: 'parked',
+    gid,
+    xid,
+    emulatedSnapshot: true,
+    isolation: 'read committed',
+    shape: plainShape(),
+  };
   s.xactStart = ctx.now;
   s.waitEventType = 'Timeout';
   s.waitEvent = 'PgSleep';

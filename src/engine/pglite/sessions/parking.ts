@@ -84,7 +84,14 @@ export async function setAside(ctx: LayerContext, r: SessionRecord): Promise<voi
         kind: 'lost',
         reason: `PREPARE TRANSACTION failed (${reply.error.message}), so PostgreSQL rolled it back`,
       }
-    : { kind: 'parked', gid, xid, emulatedSnapshot, isolation: holding.isolation };
+    : {
+        kind: 'parked',
+        gid,
+        xid,
+        emulatedSnapshot,
+        isolation: holding.isolation,
+        shape: shapeOf(holding),
+      };
 }
 
 /** Makes the backend `s`'s: sets the resident aside, loads settings, reopens `s`'s transaction. */
@@ -133,9 +140,18 @@ export async function settle(
     s.holding = { kind: 'none' };
     s.xactStart = null;
     s.xid = null;
+    s.xactLog = [];
+    s.xactSnapshot = null;
+    s.replayedFrom = null;
     setState(ctx, s, 'idle');
     if (ctx.resident === s) ctx.resident = null;
     return;
+  }
+  const starting = s.holding.kind !== 'resident';
+  if (starting) {
+    s.xactLog = [];
+    s.xactSnapshot = null;
+    s.replayedFrom = null;
   }
   const shape = s.holding.kind === 'resident' ? s.holding : plainShape();
   const snapshotTaken =
@@ -146,12 +162,16 @@ export async function settle(
     // yet (after BEGIN or SET), and for a SERIALIZABLE READ ONLY DEFERRABLE transaction
     // that may wait for other transactions (GetSafeSnapshot). Only a transaction that has
     // a snapshot can have an XID, so only then is it asked for one.
+    // The first snapshot is read once, for `resume`: nothing ran since the statement's own.
+    const firstSnapshot = snapshotTaken && s.xactSnapshot === null;
     const read = await ctx.backend.exec(
       'SHOW transaction_isolation; SHOW transaction_read_only; SHOW transaction_deferrable; ' +
         'SHOW idle_in_transaction_session_timeout; SHOW transaction_timeout' +
-        (snapshotTaken ? '; SELECT pg_current_xact_id_if_assigned()::text' : ''),
+        (snapshotTaken ? '; SELECT pg_current_xact_id_if_assigned()::text' : '') +
+        (firstSnapshot ? '; SELECT pg_current_snapshot()::text' : ''),
     );
-    const [level, readOnly, deferrable, idle, xact, xid] = read.map((r) => r.rows[0]![0]);
+    const [level, readOnly, deferrable, idle, xact, xid, snapshot] = read.map((r) => r.rows[0]![0]);
+    if (firstSnapshot) s.xactSnapshot = snapshot ?? null;
     Object.assign(shape, {
       isolation: level!,
       readOnly: readOnly === 'on',

@@ -108,10 +108,7 @@ export async function recheckPlan(
   // REPEATABLE READ and SERIALIZABLE never re-read a row another transaction changed
   // and committed after their snapshot: a server fails the statement (40001) or lets it
   // go on by rules of its own. Run again with a new snapshot it would do neither.
-  const isolation =
-    s.holding.kind === 'resident' || s.holding.kind === 'released'
-      ? s.holding.isolation
-      : 'read committed';
+  const isolation = 'isolation' in s.holding ? s.holding.isolation : 'read committed';
   if (isolation !== 'read committed') {
     return { kind: 'refuse', why: `it runs in ${isolation.toUpperCase()}` };
   }

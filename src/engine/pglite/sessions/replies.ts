@@ -33,14 +33,27 @@ export const cancelled: QueryReply = {
 
 /** What each refusal tells the reader, with the details it names. */
 const refusalWords = {
-  'parked-goes-on': () =>
+  'parked-goes-on': (...why: string[]) =>
     'this session’s transaction is parked: the in-browser engine runs one transaction ' +
     'at a time, so it set this one aside with PREPARE TRANSACTION when another session ' +
     'needed PostgreSQL, and a parked transaction can only COMMIT or ROLLBACK ' +
-    '(a real server would let it go on)',
+    '(a real server would let it go on)' +
+    (why[0] ? `; it cannot be replayed in a new transaction either, since ${why[0]}` : ''),
+  'replay-differs': (n: string, statement: string) =>
+    'this session’s transaction was parked, and to let it go on the in-browser engine ' +
+    'rolled it back and ran its statements again in a new transaction; PostgreSQL ' +
+    `answered statement ${n} (${statement}) differently the second time, so the replay ` +
+    'could not stand for the original, and the transaction is rolled back: end it with ' +
+    'ROLLBACK and start again',
   'transaction-lost': (why: string) =>
     `this session’s transaction could not be set aside: ${why}; ` +
     'its changes are gone, and the session can start a new transaction',
+  'xid-renumbered': (whom: string, was: string, now: string) =>
+    `${whom}’s transaction was parked, and went on by being replayed in a new ` +
+    `transaction (its XID was ${was}, now ${now}); that puts it after transactions that ` +
+    'began after it, which on a server it comes before, so a statement that shows XIDs, ' +
+    'their ages or their order (pg_stat_activity, pg_locks, xmin and xmax, VACUUM) ' +
+    'would show them otherwise than a server would, until those transactions end',
   'temporary-object': () =>
     'temporary tables belong to the backend, and every session here shares PGlite’s one ' +
     'backend, so other sessions would see this one’s temporary tables',
@@ -63,10 +76,6 @@ const refusalWords = {
     `this statement may wait on rows that ${holder} holds in its parked transaction, and ` +
     'the in-browser engine cannot check this kind of statement in advance (PGlite would ' +
     'hang on the wait)',
-  'wait-holding-xid': (whom: string) =>
-    `this session would wait for ${whom} while holding an XID of its own; to let that ` +
-    'session finish, the in-browser engine would have to park this one, and a parked ' +
-    'transaction cannot go on',
   'serializable-parked': (whom: string) =>
     `PostgreSQL failed this SERIALIZABLE transaction (40001) while ${whom}, also ` +
     'SERIALIZABLE, was set aside with PREPARE TRANSACTION; PostgreSQL counts a prepared ' +

@@ -15,13 +15,14 @@ import type { SessionRecord } from './context';
 import { inFlightMs, startSleep } from './in-flight';
 import { enter, finishParked, setAside, settle, takesSnapshot, transactionEnd } from './parking';
 import { recheckPlan, runGuarded, runUndoable, type RowWait } from './recheck';
+import { forgetLog, logStatement, noteShown, resume, xidsHidden } from './resume';
 import { notExpressible, toReply, type Outcome, type QueryReply } from './replies';
 import { serial } from './journal';
 import { splitStatements } from '../../split-statements';
 import type { QueryResult } from '../../types';
 import { changesSettings, notePrepared } from './session-settings';
 import { check, likelyHolder, parkedLocksOn } from './wait-checks';
-import { waitFor, wakeWaiters } from './waiting';
+import { retryWaitersOn, waitFor, wakeWaiters } from './waiting';
 import { runReader } from './watchdog';
 
 /** Creating a temporary table, view or sequence (each backend has its own on a server). */
@@ -59,7 +60,16 @@ export async function query(
     statements.length > 1 && params === undefined && inExplicitTransaction(s, statements[0]!)
       ? await runInTurn(ctx, s, statements, { results: [], notices: [] })
       : await runQuery(ctx, s, sql, params);
-  if (!('wait' in outcome)) finishStatement(ctx, s);
+  if ('wait' in outcome) {
+    return {
+      wait: outcome.wait.then((reply) => {
+        noteShown(ctx, sql, reply);
+        return reply;
+      }),
+    };
+  }
+  finishStatement(ctx, s);
+  noteShown(ctx, sql, outcome);
   return outcome;
 }
 
@@ -175,6 +185,8 @@ export async function runQuery(
 ): Promise<Outcome> {
   const probe = answerTesterProbe(ctx, s, sql, params);
   if (probe) return probe;
+  const hidden = xidsHidden(ctx, sql);
+  if (hidden) return hidden;
   if (changesSettings.test(sql)) s.settingsTouched = true;
   const holding = s.holding;
   // A parked transaction can only end. A statement of a READ COMMITTED one that would
@@ -188,9 +200,6 @@ export async function runQuery(
       const reply = await finishParked(ctx, s, how, holding.gid);
       await wakeWaiters(ctx);
       return reply;
-    }
-    if (holding.isolation !== 'read committed' || holding.emulatedSnapshot) {
-      return notExpressible('parked-goes-on');
     }
     parked = true;
   }
@@ -247,9 +256,21 @@ export async function runQuery(
   // A statement that waited for a row ran part-way on a server before it waited: it runs
   // again undoably, and is refused if it raised notices (see `runUndoable`).
   const woken = rowWait !== undefined && !failed;
-  const verdict = failed
+  let verdict = failed
     ? ({ verdict: 'free' } as const)
     : await check(ctx, s, sql, params, { quiet: woken });
+  // A parked transaction that would run (or that meets its own row locks, which a check
+  // from outside it cannot tell apart) goes on only as a replay (resume.ts); then the
+  // check is made again from inside it.
+  const ownLocks = verdict.verdict === 'unknown' && verdict.holder === s;
+  if (parked && (verdict.verdict === 'free' || ownLocks)) {
+    const refused = await resume(ctx, s);
+    if (refused) return refused;
+    parked = false;
+    verdict = await check(ctx, s, sql, params, { quiet: woken });
+  }
+  // Sent, such a statement might wait and hang PGlite; run again after a wait found by the
+  // watchdog, it might not show a server's recheck (a function it calls may write).
   if (verdict.verdict === 'unknown') {
     return notExpressible('wait-unchecked', whose(verdict.holder));
   }
@@ -281,6 +302,7 @@ export async function runQuery(
     if (seesSessions) {
       if (!reply.error) notePrepared(s, sql);
       await settle(ctx, s, reply, sql, params !== undefined);
+      forgetLog(s);
       await carryOut(ctx, await takeSignals(ctx));
       await wakeAfterEnd(ctx, reply);
       return toReply(reply);
@@ -345,6 +367,7 @@ async function finish(
     notePrepared(s, sql);
   }
   await settle(ctx, s, reply, sql, params !== undefined);
+  logStatement(s, sql, params, reply);
   // A failure of serializable snapshot isolation (not RR's "concurrent update").
   const ssi = reply.error?.code === '40001' && /read\/write dependencies/.test(reply.error.message);
   const prepared = ssi ? serializableParked(ctx, s) : undefined;
@@ -352,6 +375,9 @@ async function finish(
   if (advisoryCalls.some((c) => c.fn === 'unlock' || c.fn === 'unlock_all')) {
     await wakeWaiters(ctx);
   } else await wakeAfterEnd(ctx, reply);
+  if (!reply.error && splitStatements(sql).some(({ sql: st }) => toSavepoint.test(st))) {
+    await retryWaitersOn(ctx, s);
+  }
   return toReply(reply);
 }
 
@@ -362,6 +388,9 @@ async function finish(
 async function wakeAfterEnd(ctx: LayerContext, reply: BackendReply): Promise<void> {
   if (ctx.waiters.length > 0 && reply.status !== 'T') await wakeWaiters(ctx);
 }
+
+/** ROLLBACK TO SAVEPOINT, which gives up the locks taken since the savepoint. */
+const toSavepoint = /^\s*ROLLBACK\s+(?:WORK\s+|TRANSACTION\s+)?TO\b/i;
 
 /**
  * Another session whose SERIALIZABLE transaction is parked, if any: its conflicts count as

@@ -351,16 +351,9 @@ function parkedByXid(ctx: LayerContext, xid: string): SessionRecord | undefined 
   );
 }
 
-/** Does `s` hold an XID in the backend right now? */
-export async function residentHasXid(ctx: LayerContext, s: SessionRecord): Promise<boolean> {
-  if (ctx.resident !== s) return false;
-  const [assigned] = await ctx.backend.exec('SELECT pg_current_xact_id_if_assigned() IS NOT NULL');
-  return assigned!.rows[0]![0] === 't';
-}
-
 /**
  * The parked session holding what `s`'s statement `sql`, found stuck by the watchdog,
- * waits for: one with row locks on a table it names, else the only other parked session
+ * waits for: the one with row locks on tables it names, else the only other parked session
  * that holds locks at all (only a parked transaction's lock can make the backend wait),
  * preferring one with row locks (a function's INSERT may wait on a unique key, a trigger
  * on a row). Null when that leaves more than one: the wait's end could not be told.
@@ -371,11 +364,13 @@ export async function likelyHolder(
   sql: string,
 ): Promise<SessionRecord | null> {
   const locks = (await parkedRelationLocks(ctx)).filter((l) => l.holder !== s);
-  const named = locks.find((l) => locksRows(l.mode) && mentions(sql, l.relname));
-  if (named) return named.holder;
+  const only = (set: Set<SessionRecord>) => (set.size === 1 ? [...set][0]! : null);
+  const named = new Set(
+    locks.filter((l) => locksRows(l.mode) && mentions(sql, l.relname)).map((l) => l.holder),
+  );
+  if (named.size > 0) return only(named);
   const holders = new Set(locks.map((l) => l.holder));
   const writers = new Set(locks.filter((l) => locksRows(l.mode)).map((l) => l.holder));
-  const only = (set: Set<SessionRecord>) => (set.size === 1 ? [...set][0]! : null);
   return only(holders) ?? only(writers);
 }
 

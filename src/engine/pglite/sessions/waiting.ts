@@ -5,7 +5,6 @@ import {
   finishStatement,
   setState,
   stopWaiting,
-  whose,
   type LayerContext,
   type SessionRecord,
   type TableRequest,
@@ -14,11 +13,10 @@ import {
 import { wake } from './in-flight';
 import { rollBackSpentStandIns, rollbackPrepared, setAside, takeStandIn } from './parking';
 import type { MatchedRows, RowWait } from './recheck';
-import { cancelled, notExpressible, type Outcome, type QueryReply } from './replies';
+import { cancelled, type Outcome, type QueryReply } from './replies';
 import { runQuery } from './run';
 import { loadSettings } from './session-settings';
 import { expire } from './timers';
-import { residentHasXid } from './wait-checks';
 
 /** What a statement is to wait for, and how it shows in pg_stat_activity meanwhile. */
 export interface WaitOn {
@@ -47,10 +45,6 @@ export async function waitFor(
   wait: WaitOn,
 ): Promise<Outcome> {
   const { holder } = wait;
-  const readCommitted = s.holding.kind === 'resident' && s.holding.isolation === 'read committed';
-  if (!readCommitted && (await residentHasXid(ctx, s))) {
-    return notExpressible('wait-holding-xid', holder ? whose(holder) : 'a parked transaction');
-  }
   s.blockedBy = holder;
   s.waitEventType = 'Lock';
   s.waitEvent = wait.event;
@@ -84,19 +78,26 @@ export async function waitFor(
           ...(wait.matched ? { matched: wait.matched } : {}),
         }
       : undefined;
-  // A READ COMMITTED transaction is set aside: parked when it holds an XID (it still
-  // waits: the wait may end in a deadlock or a cancel, see runQuery), else closed. The
-  // waiting statement holds its snapshot, which on a server pins the horizon; a parked
+  // Its transaction is set aside: parked when it holds an XID or a snapshot (it goes on
+  // once the wait ends by being replayed, see resume.ts), else closed. The waiting
+  // statement holds its snapshot, which on a server pins the horizon; a parked
   // transaction that takes an XID now stands in for it (emulated), as for one in flight.
-  if (ctx.resident === s && readCommitted) await setAside(ctx, s);
+  if (ctx.resident === s) await setAside(ctx, s);
   let standIn: Waiter['standIn'];
   if (s.holding.kind === 'none' || s.holding.kind === 'released') {
     if (ctx.resident) await setAside(ctx, ctx.resident);
     standIn = await takeStandIn(ctx, s);
   }
+  // Held while the holder's transaction is open: parked, or resident again once it was
+  // replayed to go on (resume.ts).
+  const holderSeq = holder?.xactSeq;
   const held =
     wait.held ??
-    (() => holder !== null && holder.holding.kind === 'parked' && ctx.sessions.has(holder.id));
+    (() =>
+      holder !== null &&
+      ctx.sessions.has(holder.id) &&
+      holder.xactSeq === holderSeq &&
+      (holder.holding.kind === 'parked' || holder.holding.kind === 'resident'));
   // A wait on a row is a wait on the transaction that holds it (XactLockTableWait).
   const lock =
     wait.lock ??
@@ -201,4 +202,41 @@ export async function wakeWaiters(ctx: LayerContext): Promise<void> {
       answer(outcome);
     }
   }
+}
+
+/**
+ * Tries again the statements waiting for `holder`'s locks once it gave some up without
+ * ending its transaction: ROLLBACK TO SAVEPOINT releases the locks taken since the
+ * savepoint, and on a server a statement waiting for one of them goes on at once. One that
+ * still waits waits on as before: same place in line, same deadlock check and timeout,
+ * and the same stand-in for its snapshot.
+ */
+export async function retryWaitersOn(ctx: LayerContext, holder: SessionRecord): Promise<void> {
+  for (const waiter of ctx.waiters.filter((w) => w.s.blockedBy === holder)) {
+    const at = ctx.waiters.indexOf(waiter);
+    if (at < 0) continue;
+    ctx.waiters.splice(at, 1);
+    const { s, sql, params, answer, rowWait } = waiter;
+    stopWaiting(s);
+    const outcome = await runQuery(ctx, s, sql, params, rowWait);
+    const again = 'wait' in outcome ? ctx.waiters.find((w) => w.s === s) : undefined;
+    if (again) {
+      ctx.waiters.splice(ctx.waiters.indexOf(again), 1);
+      ctx.waiters.splice(Math.min(at, ctx.waiters.length), 0, again);
+      again.deadlockCheckAt = waiter.deadlockCheckAt;
+      again.timeout = waiter.timeout;
+      if (again.standIn && waiter.standIn) {
+        ctx.spentStandIns.push(again.standIn.gid);
+        again.standIn = waiter.standIn;
+        waiter.standIn = undefined;
+      }
+    }
+    if (waiter.standIn) ctx.spentStandIns.push(waiter.standIn.gid);
+    if ('wait' in outcome) outcome.wait.then(answer);
+    else {
+      finishStatement(ctx, s);
+      answer(outcome);
+    }
+  }
+  await rollBackSpentStandIns(ctx);
 }

@@ -1,0 +1,269 @@
+// A parked transaction that must go on: rolled back and replayed in a new transaction,
+// kept only if PostgreSQL answers every statement as it did the first time. Why this
+// stands for the original only under the conditions checked here: ARCHITECTURE.md,
+// "Resuming a parked transaction".
+import { splitStatements } from '../../split-statements';
+import type { BackendReply } from '../backend';
+import {
+  setState,
+  whose,
+  type LayerContext,
+  type Renumbering,
+  type SessionRecord,
+} from './context';
+import { rollBackSpentStandIns, rollbackPrepared, setAside } from './parking';
+import { notExpressible, type QueryReply } from './replies';
+import { loadSettings } from './session-settings';
+import { runReader } from './watchdog';
+
+/**
+ * Statements whose effect outlives a rollback, or that the replay would meet as already
+ * done: prepared statements and cursors belong to the session, not the transaction.
+ */
+const sessionObjects = /^\s*(?:PREPARE(?!\s+TRANSACTION\b)|DEALLOCATE|DECLARE|FETCH|MOVE|CLOSE)\b/i;
+
+/** The clock as SQL names it without parentheses: a replay reads a later time. */
+const clockKeywords =
+  /\b(?:CURRENT_TIMESTAMP|CURRENT_TIME|CURRENT_DATE|LOCALTIMESTAMP|LOCALTIME)\b/i;
+
+/**
+ * Volatile functions a replay may call again: what they do is undone with the rollback
+ * and done again (a transaction-level lock, a sleep, a setting), or their answer is
+ * compared. Any other volatile function, or one that reads the clock, may write a value
+ * that no answer shows, so a transaction that called one is not replayed.
+ */
+const replayableVolatile = [
+  'pg_advisory_xact_lock',
+  'pg_advisory_xact_lock_shared',
+  'pg_try_advisory_xact_lock',
+  'pg_try_advisory_xact_lock_shared',
+  'pg_sleep',
+  'pg_sleep_for',
+  'pg_sleep_until',
+  'set_config',
+];
+
+/** Output that shows XIDs, or their order: what a renumbered transaction must not meet. */
+const showsXids =
+  /\b(?:xmin|xmax|age|mxid_age|pg_locks|pg_prepared_xacts|txid_\w+|pg_current_xact_id\w*|pg_current_snapshot|pg_snapshot_\w+|pg_xact_status|pg_visible_in_snapshot|backend_xid|backend_xmin|heap_page_items|pg_get_multixact_members|vacuum)\b/i;
+
+/** The most statements a transaction's log keeps; a longer transaction is not replayed. */
+const maxLogged = 500;
+
+/**
+ * What PostgreSQL answered, as the replay compares it: every result, notice and error,
+ * kept as a 53-bit hash of their text (cyrb53), so a long transaction's log stays small.
+ */
+export function answerKey(reply: BackendReply): string {
+  const text = JSON.stringify([
+    reply.results.map((r) => [r.command, r.rowCount, r.fields, r.rows]),
+    reply.notices.map((n) => [n.severity, n.code, n.message, n.detail, n.hint]),
+    reply.error ? [reply.error.code, reply.error.message, reply.error.detail] : null,
+    reply.status,
+  ]);
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return `${text.length}:${(4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36)}`;
+}
+
+/** Adds `s`'s statement and its answer to its transaction's log (see `SessionRecord.xactLog`). */
+export function logStatement(
+  s: SessionRecord,
+  sql: string,
+  params: unknown[] | undefined,
+  reply: BackendReply,
+): void {
+  if (s.xactLog === null || reply.status !== 'T') return;
+  const sessionObject = splitStatements(sql).some(({ sql: st }) => sessionObjects.test(st));
+  if (sessionObject || s.xactLog.length >= maxLogged) {
+    s.xactLog = null;
+    return;
+  }
+  s.xactLog.push({ sql, ...(params ? { params } : {}), answer: answerKey(reply) });
+}
+
+/** Marks `s`'s open transaction as one that cannot be replayed (its answer was the layer's). */
+export function forgetLog(s: SessionRecord): void {
+  if (s.holding.kind !== 'none') s.xactLog = null;
+}
+
+/** The XIDs of the transactions open now: sessions' own, and stand-ins for snapshots. */
+function openXids(ctx: LayerContext): string[] {
+  const xids = [...ctx.sessions.values()].flatMap((r) =>
+    r.holding.kind === 'parked'
+      ? [r.holding.xid]
+      : r.holding.kind === 'resident' && r.xid
+        ? [r.xid]
+        : [],
+  );
+  for (const w of ctx.waiters) if (w.standIn) xids.push(w.standIn.xid);
+  return xids;
+}
+
+/** Queries whose answer carries open transactions' XIDs or their ages, if not their values. */
+const showsAges = /\bpg_stat_activity\b|\b(?:age|mxid_age)\s*\(/i;
+
+/**
+ * Notes which open transactions' XIDs `reply` (to `sql`) showed a reader: any that appears
+ * in it, and all of them after a look at pg_stat_activity or at ages, which order them.
+ */
+export function noteShown(ctx: LayerContext, sql: string, reply: QueryReply): void {
+  const open = openXids(ctx);
+  const still = new Set(open);
+  for (const xid of ctx.shownXids) if (!still.has(xid)) ctx.shownXids.delete(xid);
+  if (open.length === 0) return;
+  if (showsAges.test(sql)) {
+    for (const xid of open) ctx.shownXids.add(xid);
+    return;
+  }
+  const text = JSON.stringify(reply);
+  for (const xid of open) {
+    if (new RegExp(`(?<![0-9])${xid}(?![0-9])`).test(text)) ctx.shownXids.add(xid);
+  }
+}
+
+/**
+ * A refusal for `sql` while a replayed transaction's new XID puts it after transactions
+ * it came before on a server, if `sql` could show XIDs or their order; null otherwise.
+ */
+export function xidsHidden(ctx: LayerContext, sql: string): QueryReply | null {
+  const open = new Set(openXids(ctx));
+  const live = (r: Renumbering) =>
+    r.s.xactSeq === r.seq &&
+    ctx.sessions.has(r.s.id) &&
+    r.s.holding.kind !== 'none' &&
+    r.passed.some((xid) => open.has(xid));
+  const ended = ctx.renumbered.filter((r) => !live(r));
+  for (const r of ended) ctx.renumbered.splice(ctx.renumbered.indexOf(r), 1);
+  const r = ctx.renumbered[0];
+  if (!r || !(showsXids.test(sql) || showsAges.test(sql))) return null;
+  return notExpressible('xid-renumbered', whose(r.s), r.was, r.now);
+}
+
+/**
+ * Why `s`'s parked transaction cannot be replayed to go on, or null when it can: every
+ * statement it ran can run again, nothing committed since its first snapshot (so a new
+ * transaction sees the same data, and its conflicts with the others are the same), no
+ * reader has seen its XID, and nothing it did would come out differently without its
+ * answer showing it (a sequence, the clock, a volatile function, a trigger, a default
+ * that is not a constant, the catalog).
+ */
+async function cannotReplay(ctx: LayerContext, s: SessionRecord): Promise<string | null> {
+  const h = s.holding;
+  if (h.kind !== 'parked') return 'it is not parked';
+  if (s.xactLog === null) {
+    return (
+      'it ran a statement whose answer came from the in-browser engine, one that belongs ' +
+      `to the session, or more than ${maxLogged} statements`
+    );
+  }
+  if (s.xactSnapshot === null) return 'its first snapshot was not recorded';
+  if (ctx.shownXids.has(h.xid))
+    return `its XID (${h.xid}) has been shown, and a replay takes a new one`;
+  const text = s.xactLog.map((e) => e.sql).join('\n');
+  if (clockKeywords.test(text)) return 'it read the clock, which a replay would read later';
+  const called = [...text.matchAll(/\b([a-z_][a-z0-9_$]*)\s*\(/gi)].map((m) => m[1]!.toLowerCase());
+  const { backend } = ctx;
+  const [facts] = await backend.exec(
+    `WITH parked AS (
+       SELECT l.virtualtransaction FROM pg_catalog.pg_locks l
+         JOIN pg_catalog.pg_prepared_xacts p
+           ON l.locktype = 'transactionid' AND l.transactionid = p.transaction
+        WHERE p.gid = $1),
+     locked AS (
+       SELECT c.oid, c.relkind, n.nspname, l.mode FROM pg_catalog.pg_locks l
+         JOIN parked USING (virtualtransaction)
+         JOIN pg_catalog.pg_class c ON c.oid = l.relation
+         JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+        WHERE l.locktype = 'relation'),
+     written AS (SELECT oid FROM locked WHERE mode <> 'AccessShareLock' AND mode <> 'RowShareLock')
+     SELECT
+       (SELECT count(*) FROM pg_catalog.generate_series(
+          pg_catalog.pg_snapshot_xmin($2::pg_snapshot)::text::bigint,
+          pg_catalog.pg_snapshot_xmax(pg_catalog.pg_current_snapshot())::text::bigint - 1) x
+         WHERE NOT pg_catalog.pg_visible_in_snapshot(x::text::xid8, $2::pg_snapshot)
+           AND pg_catalog.pg_xact_status(x::text::xid8) = 'committed'),
+       (SELECT coalesce(bool_or(relkind = 'S'), false) FROM locked),
+       (SELECT coalesce(bool_or(nspname = 'pg_catalog' AND mode <> 'AccessShareLock'), false) FROM locked),
+       (SELECT string_agg(DISTINCT p.proname, ', ') FROM pg_catalog.pg_proc p
+         WHERE p.proname IN (SELECT pg_catalog.jsonb_array_elements_text($3::jsonb))
+           AND p.proname NOT IN (SELECT pg_catalog.jsonb_array_elements_text($4::jsonb))
+           AND (p.provolatile = 'v' OR p.proname IN ('now', 'statement_timestamp', 'transaction_timestamp'))),
+       EXISTS (SELECT 1 FROM pg_catalog.pg_trigger t JOIN written w ON t.tgrelid = w.oid
+                WHERE NOT t.tgisinternal),
+       EXISTS (SELECT 1 FROM pg_catalog.pg_attrdef d JOIN written w ON d.adrelid = w.oid
+                WHERE d.adbin::text ~ '\\{(SQLVALUEFUNCTION|NEXTVALUEEXPR)'
+                   OR EXISTS (SELECT 1 FROM pg_catalog.regexp_matches(d.adbin::text, ':(?:funcid|opfuncid) (\\d+)', 'g') m
+                                JOIN pg_catalog.pg_proc p ON p.oid = m[1]::oid
+                               WHERE p.provolatile <> 'i'))`,
+    [h.gid, s.xactSnapshot, JSON.stringify(called), JSON.stringify(replayableVolatile)],
+  );
+  const [committed, sequence, catalog, volatile, trigger, defaults] = facts!.rows[0]!;
+  if (committed !== '0') {
+    return 'other transactions committed since it began, so its statements might read otherwise';
+  }
+  if (sequence === 't') return 'it used a sequence, whose values a rollback does not give back';
+  if (catalog === 't') return 'it changed the catalog, and a replay would make new objects';
+  if (volatile) return `it called ${volatile}, which a replay may answer differently unseen`;
+  if (trigger === 't') return 'a trigger runs on a table it changed';
+  if (defaults === 't') return 'a table it changed has a default that is not a constant';
+  return null;
+}
+
+/**
+ * Lets `s`'s parked transaction go on: rolls it back and runs its statements again in a
+ * new transaction, which is kept only if each answers as before. Resolves to null once
+ * `s` is resident again, or to the refusal: before anything is rolled back when the
+ * replay could differ, or, when it did differ, after (the transaction is then gone, and
+ * the session's block is aborted).
+ */
+export async function resume(ctx: LayerContext, s: SessionRecord): Promise<QueryReply | null> {
+  const h = s.holding;
+  if (h.kind !== 'parked') return null;
+  const why = await cannotReplay(ctx, s);
+  if (why) return notExpressible('parked-goes-on', why);
+  const log = s.xactLog!;
+  if (ctx.resident) await setAside(ctx, ctx.resident);
+  const younger = openXids(ctx).filter((xid) => xid !== h.xid && BigInt(xid) > BigInt(h.xid));
+  await rollbackPrepared(ctx, h.gid);
+  await rollBackSpentStandIns(ctx);
+  await loadSettings(ctx, s);
+  for (const [i, entry] of log.entries()) {
+    const reply = await runReader(ctx, s, entry.sql, entry.params);
+    if (reply !== 'stuck' && answerKey(reply) === entry.answer) continue;
+    if (reply === 'stuck' || reply.status !== 'I') await ctx.backend.exec('ROLLBACK');
+    s.holding = { kind: 'failed' };
+    s.xactLog = null;
+    s.xid = null;
+    setState(ctx, s, 'idle in transaction (aborted)');
+    const text = entry.sql.trim().replace(/\s+/g, ' ');
+    const shown = text.length > 80 ? `${text.slice(0, 79)}…` : text;
+    return notExpressible('replay-differs', String(i + 1), shown);
+  }
+  const [assigned] = await ctx.backend.exec(
+    'SELECT pg_catalog.pg_current_xact_id_if_assigned()::text',
+  );
+  const xid = assigned!.rows[0]![0] ?? null;
+  s.holding = { kind: 'resident', snapshotTaken: true, ...h.shape };
+  s.status = 'T';
+  s.xid = xid;
+  s.replayedFrom ??= h.xid;
+  ctx.resident = s;
+  if (younger.length > 0) {
+    ctx.renumbered.push({ s, seq: s.xactSeq, was: h.xid, now: xid ?? 'none yet', passed: younger });
+  }
+  // Statements waiting for its rows wait for the same transaction under its new XID.
+  for (const w of ctx.waiters) {
+    if (w.s === s || w.s.blockedBy !== s) continue;
+    if (w.rowWait?.holderXid === h.xid) w.rowWait.holderXid = xid;
+    if (xid) w.lock = w.lock.replace(`transaction ${h.xid}`, `transaction ${xid}`);
+  }
+  return null;
+}

@@ -1,0 +1,217 @@
+// A parked transaction that must go on: on PGlite it is replayed in a new transaction
+// (src/engine/pglite/sessions/resume.ts). Each sequence runs the same way on a real
+// PostgreSQL 18: PGlite must answer as the server does, or refuse by kind, never differ.
+import { describe, expect, it } from 'vitest';
+import type { Engine, Session } from '../../src/engine/types';
+import { answer, within } from '../support/answer';
+import { bothEngines } from '../support/both-engines';
+
+/** Opens `names` as sessions of `engine` over a fresh `box` table with rows 1 to 4. */
+async function scene(engine: Engine, ...names: string[]): Promise<Session[]> {
+  const opened: Session[] = [];
+  for (const name of names) opened.push(await engine.openSession({ applicationName: name }));
+  await opened[0]!.query(
+    'DROP TABLE IF EXISTS box; CREATE TABLE box (id int PRIMARY KEY, v int NOT NULL); ' +
+      'INSERT INTO box SELECT g, 0 FROM generate_series(1, 4) g',
+  );
+  return opened;
+}
+
+const closeAll = async (sessions: Session[]) => {
+  for (const s of sessions) await s.close();
+};
+
+/** The refusal's kind, from `answer`'s text, or the answer itself. */
+const kindOf = (a: unknown) =>
+  typeof a === 'string' ? (/^not expressible \(([^)]+)\)/.exec(a)?.[1] ?? a) : a;
+
+/** Two writers interleave in READ COMMITTED; the first goes on after the second wrote. */
+async function interleavedWriters(engine: Engine) {
+  const [a, b, reader] = await scene(engine, 'a', 'b', 'reader');
+  await a!.query('BEGIN; UPDATE box SET v = 1 WHERE id = 1');
+  await b!.query('BEGIN; UPDATE box SET v = 2 WHERE id = 2');
+  const goesOn = await answer(a!, 'UPDATE box SET v = v + 10 WHERE id IN (1, 3) RETURNING id, v');
+  const locked = await answer(reader!, 'SELECT id FROM box WHERE id = 3 FOR UPDATE NOWAIT');
+  await a!.query('COMMIT');
+  await b!.query('COMMIT');
+  const rows = await answer(reader!, 'SELECT id, v FROM box ORDER BY id');
+  await closeAll([a!, b!, reader!]);
+  return { goesOn, locked, rows };
+}
+
+/** A statement that waited for the first writer's row ends when its replay commits. */
+async function waiterOnReplayed(engine: Engine) {
+  const [a, b] = await scene(engine, 'a', 'b');
+  await a!.query('BEGIN; UPDATE box SET v = 1 WHERE id = 1');
+  const waiting = answer(b!, 'UPDATE box SET v = v + 100 WHERE id = 1 RETURNING v');
+  const first = await within(waiting, 400);
+  const goesOn = await answer(a!, 'UPDATE box SET v = 5 WHERE id = 4 RETURNING v');
+  const still = await within(waiting, 400);
+  await a!.query('COMMIT');
+  const after = await within(waiting, 3000);
+  await closeAll([a!, b!]);
+  return { first, goesOn, still, after };
+}
+
+/** ROLLBACK TO SAVEPOINT gives up a lock that another statement waits for. */
+async function rollbackToFreesWaiter(engine: Engine) {
+  const [a, b] = await scene(engine, 'a', 'b');
+  await a!.query('BEGIN; SELECT id FROM box WHERE id = 1 FOR KEY SHARE; SAVEPOINT f');
+  await a!.query('UPDATE box SET id = 10 WHERE id = 1');
+  const waiting = answer(b!, 'SELECT id FROM box WHERE id = 1 FOR KEY SHARE');
+  const first = await within(waiting, 400);
+  await a!.query('ROLLBACK TO f');
+  const after = await within(waiting, 3000);
+  await a!.query('COMMIT');
+  await closeAll([a!, b!]);
+  return { first, after };
+}
+
+/** The first writer must go on after another transaction committed. */
+async function afterACommit(engine: Engine) {
+  const [a, b] = await scene(engine, 'a', 'b');
+  await a!.query('BEGIN; INSERT INTO box VALUES (5, (SELECT sum(v) FROM box))');
+  await b!.query('UPDATE box SET v = 7 WHERE id = 2');
+  const goesOn = await answer(a!, 'SELECT id, v FROM box ORDER BY id');
+  await a!.query('ROLLBACK').catch(() => {});
+  await closeAll([a!, b!]);
+  return { goesOn };
+}
+
+/** The first writer's XID was shown to a reader before it had to go on. */
+async function xidShown(engine: Engine) {
+  const [a, b] = await scene(engine, 'a', 'b');
+  await a!.query('BEGIN; UPDATE box SET v = 1 WHERE id = 1');
+  await b!.query(
+    "SELECT backend_xid IS NOT NULL FROM pg_stat_activity WHERE application_name = 'a'",
+  );
+  const goesOn = await answer(a!, 'UPDATE box SET v = 2 WHERE id = 2 RETURNING v');
+  await a!.query('ROLLBACK').catch(() => {});
+  await closeAll([a!, b!]);
+  return { goesOn };
+}
+
+/** The first writer read the clock. */
+async function readTheClock(engine: Engine) {
+  const [a, b] = await scene(engine, 'a', 'b');
+  await a!.query('BEGIN; UPDATE box SET v = extract(epoch FROM now())::int % 7 WHERE id = 1');
+  await b!.query('SELECT 1');
+  const goesOn = await answer(a!, 'SELECT count(*) FROM box');
+  await a!.query('ROLLBACK').catch(() => {});
+  await closeAll([a!, b!]);
+  return { goesOn };
+}
+
+/**
+ * A replay whose answer changed with no commit in between: the row the first claim
+ * skipped was locked by a transaction that rolled back since.
+ */
+async function skippedRowFreed(engine: Engine) {
+  const [a, b] = await scene(engine, 'a', 'b');
+  await b!.query('BEGIN; SELECT id FROM box WHERE id = 1 FOR UPDATE');
+  const claimed = await answer(
+    a!,
+    'BEGIN; SELECT id FROM box ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1',
+  );
+  await b!.query('ROLLBACK');
+  const goesOn = await answer(a!, 'UPDATE box SET v = 9 WHERE id = 2 RETURNING v');
+  const next = await answer(a!, 'SELECT 1');
+  await a!.query('ROLLBACK');
+  await closeAll([a!, b!]);
+  return { claimed, goesOn, next };
+}
+
+/** After a replay, a look at XIDs while a younger transaction is open. */
+async function renumbered(engine: Engine) {
+  const [a, b, reader] = await scene(engine, 'a', 'b', 'reader');
+  await a!.query('BEGIN; UPDATE box SET v = 1 WHERE id = 1');
+  await b!.query('BEGIN; UPDATE box SET v = 2 WHERE id = 2');
+  await a!.query('UPDATE box SET v = 3 WHERE id = 3');
+  const look = await answer(
+    reader!,
+    'SELECT application_name FROM pg_stat_activity WHERE backend_xid IS NOT NULL ORDER BY age(backend_xid) DESC',
+  );
+  await b!.query('COMMIT');
+  const later = await answer(
+    reader!,
+    'SELECT application_name FROM pg_stat_activity WHERE backend_xid IS NOT NULL ORDER BY age(backend_xid) DESC',
+  );
+  await a!.query('COMMIT');
+  await closeAll([a!, b!, reader!]);
+  return { look, later };
+}
+
+describe('a parked transaction that goes on, on PGlite and on PostgreSQL 18', () => {
+  const engines = bothEngines();
+
+  it('goes on as a replay when nothing committed since it began, and keeps its locks', async () => {
+    const expected = {
+      goesOn: [
+        ['1', '11'],
+        ['3', '10'],
+      ],
+      locked: '55P03 could not obtain lock on row in relation "box"',
+      rows: [
+        ['1', '11'],
+        ['2', '2'],
+        ['3', '10'],
+        ['4', '0'],
+      ],
+    };
+    expect(await interleavedWriters(engines.server.engine)).toEqual(expected);
+    expect(await interleavedWriters(engines.pglite)).toEqual(expected);
+  });
+
+  it('a statement waiting for its rows waits through the replay and ends with its commit', async () => {
+    const expected = { first: 'waiting', goesOn: [['5']], still: 'waiting', after: [['101']] };
+    expect(await waiterOnReplayed(engines.server.engine)).toEqual(expected);
+    expect(await waiterOnReplayed(engines.pglite)).toEqual(expected);
+  });
+
+  it('ROLLBACK TO SAVEPOINT lets a statement waiting for the lock it gave up go on', async () => {
+    const expected = { first: 'waiting', after: [['1']] };
+    expect(await rollbackToFreesWaiter(engines.server.engine)).toEqual(expected);
+    expect(await rollbackToFreesWaiter(engines.pglite)).toEqual(expected);
+  });
+
+  it('after another transaction committed, it is refused as parked-goes-on', async () => {
+    const onServer = await afterACommit(engines.server.engine);
+    expect(onServer.goesOn).toEqual([
+      ['1', '0'],
+      ['2', '7'],
+      ['3', '0'],
+      ['4', '0'],
+      ['5', '0'],
+    ]);
+    expect(kindOf((await afterACommit(engines.pglite)).goesOn)).toBe('parked-goes-on');
+  });
+
+  it('once a reader saw its XID, or it read the clock, it is refused as parked-goes-on', async () => {
+    expect(await xidShown(engines.server.engine)).toEqual({ goesOn: [['2']] });
+    expect(kindOf((await xidShown(engines.pglite)).goesOn)).toBe('parked-goes-on');
+    expect(await readTheClock(engines.server.engine)).toEqual({ goesOn: [['4']] });
+    expect(kindOf((await readTheClock(engines.pglite)).goesOn)).toBe('parked-goes-on');
+  });
+
+  it('a replay that answers differently is refused as replay-differs, and the block is aborted', async () => {
+    expect(await skippedRowFreed(engines.server.engine)).toEqual({
+      claimed: [['2']],
+      goesOn: [['9']],
+      next: [['1']],
+    });
+    const onPglite = await skippedRowFreed(engines.pglite);
+    expect(onPglite.claimed).toEqual([['2']]);
+    expect(kindOf(onPglite.goesOn)).toBe('replay-differs');
+    expect(onPglite.next).toMatch(/^25P02 current transaction is aborted/);
+  });
+
+  it('while a replayed transaction comes after a younger one, a look at XIDs is refused as xid-renumbered', async () => {
+    expect(await renumbered(engines.server.engine)).toEqual({
+      look: [['a'], ['b']],
+      later: [['a']],
+    });
+    const onPglite = await renumbered(engines.pglite);
+    expect(kindOf(onPglite.look)).toBe('xid-renumbered');
+    expect(onPglite.later).toEqual([['a']]);
+  });
+});
