@@ -11,11 +11,12 @@ const engineFile = /^_astro\/pglite\.[\w-]+\.(wasm|data)$|^engine\/pgdata\.tar\.
 
 /**
  * Files no reader needs offline: the service worker itself, source maps, the data
- * directory's version stamp, the oEmbed files (read by other sites), and WebAssembly
- * other than the engine's (PGlite's initdb, which never runs: the engine starts from the
- * prepared data directory).
+ * directory's version stamp, the oEmbed files (read by other sites), WebAssembly other
+ * than the engine's (PGlite's initdb, which never runs: the engine starts from the
+ * prepared data directory), and `_headers`, which is for the host (Netlify and Cloudflare
+ * Pages read it and do not serve it, and an install fails if one file of its list does).
  */
-const notKept = /^sw\.js$|\.map$|^engine\/pgdata\.version$|^oembed\/|\.(wasm|data)$/;
+const notKept = /^sw\.js$|^_headers$|\.map$|^engine\/pgdata\.version$|^oembed\/|\.(wasm|data)$/;
 
 /** Every file under `dir`, relative to it, with forward slashes. */
 function filesUnder(dir: string, root = dir): string[] {

@@ -28,6 +28,7 @@ const files = {
   'oembed/counter.json': '{}',
   'oembed/counter.png': 'png',
   'sw.js': 'an older worker',
+  _headers: "/*\n  Content-Security-Policy: default-src 'self'\n",
 };
 
 describe('offlineManifest', () => {
