@@ -10,6 +10,17 @@ import { bootPglite } from '../../../src/engine/pglite/serve';
 
 const require = createRequire(import.meta.url);
 
+/** Where PGlite keeps the data directory in its file system. */
+const dataDir = '/pglite/data';
+
+/** What of Emscripten's file system the test reads. */
+interface EmscriptenFs {
+  readFile(path: string): Uint8Array;
+  stat(path: string): { mode: number; mtime: Date };
+  isDir(mode: number): boolean;
+  readdir(path: string): string[];
+}
+
 /** What a worker boots from, with the data directory as `dataDir` (gzipped or not). */
 async function artifacts(dataDir: Uint8Array<ArrayBuffer>) {
   const [wasm, fsBundle] = await Promise.all([
@@ -63,6 +74,28 @@ describe('the prepared data directory, loaded into the file system as PostgreSQL
     damaged[0] = damaged[0]! ^ 0xff;
     expect(() => readTar(damaged)).toThrow(/damaged/);
     expect(() => readTar(tar.subarray(0, 600))).toThrow(/cut short/);
+  });
+
+  it('puts each file of the archive in the file system with its bytes and modification time', async () => {
+    const db = await bootPglite(await artifacts(tar));
+    dbs.push(db);
+    const fs = (db as unknown as { mod: { FS: EmscriptenFs } }).mod.FS;
+    const entries = readTar(tar);
+    // Files PostgreSQL reads as it starts but does not write.
+    for (const path of ['PG_VERSION', 'postgresql.conf', 'pg_hba.conf', 'base/5/PG_VERSION']) {
+      const entry = entries.find((e) => e.path === path)!;
+      const file = `${dataDir}/${path}`;
+      expect(fs.readFile(file)).toEqual(entry.data);
+      expect(fs.stat(file).mtime.getTime()).toBe(entry.mtime * 1000);
+    }
+    expect(fs.isDir(fs.stat(`${dataDir}/base/5`).mode)).toBe(true);
+    expect(fs.readdir(`${dataDir}/base`).sort()).toEqual(
+      [
+        '.',
+        '..',
+        ...entries.filter((e) => /^base\/[^/]+$/.test(e.path)).map((e) => e.path.slice(5)),
+      ].sort(),
+    );
   });
 
   it('boots the same database as PGlite’s own loadDataDir does', async () => {
