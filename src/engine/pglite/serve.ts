@@ -25,12 +25,14 @@ export async function bootPglite(
   { wasmModule, fsBundle, dataDir }: BootArtifacts,
   settings?: Record<string, string>,
 ): Promise<PGlite> {
-  const tar = new Uint8Array(await dataDir.arrayBuffer());
+  const tar = new Uint8Array(dataDir instanceof Blob ? await dataDir.arrayBuffer() : dataDir);
   const db = new PGlite({
     pgliteWasmModule: wasmModule,
     initdbWasmModule: unusedInitdbModule,
     fsBundle,
-    ...(isGzip(tar) ? { loadDataDir: dataDir } : { fs: new PreparedDataDirFS(readTar(tar)) }),
+    ...(isGzip(tar)
+      ? { loadDataDir: new Blob([tar]) }
+      : { fs: new PreparedDataDirFS(readTar(tar)) }),
     startParams: startParamsWith(settings),
   });
   // The last step of PGlite's start reads every array type from pg_type, for the parsers

@@ -21,7 +21,10 @@ interface EmscriptenFs {
   readdir(path: string): string[];
 }
 
-/** What a worker boots from, with the data directory as `dataDir` (gzipped or not). */
+/**
+ * What a worker boots from, with the data directory as `dataDir`: gzipped, as a Blob (as
+ * Node hands it over), or plain, as bytes (as the browser does).
+ */
 async function artifacts(dataDir: Uint8Array<ArrayBuffer>) {
   const [wasm, fsBundle] = await Promise.all([
     readFile(require.resolve('@electric-sql/pglite/pglite.wasm')),
@@ -30,7 +33,7 @@ async function artifacts(dataDir: Uint8Array<ArrayBuffer>) {
   return {
     wasmModule: await WebAssembly.compile(wasm),
     fsBundle: new Blob([fsBundle]),
-    dataDir: new Blob([dataDir]),
+    dataDir: isGzip(dataDir) ? new Blob([dataDir]) : dataDir.slice().buffer,
   };
 }
 
