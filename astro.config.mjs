@@ -3,7 +3,9 @@ import { defineConfig } from 'astro/config';
 import mdx from '@astrojs/mdx';
 import react from '@astrojs/react';
 import { existsSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { cspConfig } from './src/components/csp.ts';
+import { offline } from './src/offline/integration.ts';
 import { strictPage } from './scripts/strict-page.ts';
 
 // Both the page build and the engine's worker build name assets the same way, so the
@@ -23,6 +25,18 @@ const engineBytes = engineFiles.every((file) => existsSync(file))
   ? engineFiles.reduce((sum, file) => sum + statSync(file).size, 0)
   : 0;
 
+/** `client:nearby`: islands hydrate after the first paint, near the viewport (see the file). */
+const nearby = {
+  name: 'seat-ledger:nearby',
+  hooks: {
+    'astro:config:setup': (/** @type {any} */ { addClientDirective }) =>
+      addClientDirective({
+        name: 'nearby',
+        entrypoint: fileURLToPath(new URL('./src/components/client-nearby.ts', import.meta.url)),
+      }),
+  },
+};
+
 export default defineConfig({
   output: 'static',
   // Hosting under a sub-path (e.g. GitHub Pages): BASE_PATH=/seat-ledger/ npm run build
@@ -31,7 +45,8 @@ export default defineConfig({
   // (SITE_URL=https://example.org npm run build); the preview's address by default.
   site: process.env.SITE_URL ?? 'http://localhost:4321',
   trailingSlash: 'always',
-  integrations: [react(), mdx(), strictPage()],
+  // strictPage before offline: the service worker's list hashes the pages as finished.
+  integrations: [react(), mdx(), nearby, strictPage(), offline()],
   // Code blocks stay plain text styled by the site's stylesheet: no theme colours to check.
   markdown: { syntaxHighlight: false },
   devToolbar: { enabled: false },

@@ -89,6 +89,12 @@ export default defineConfig(
     'Drawing functions read plain data: no engine, no React, no components.',
   ),
   layer(
+    'offline',
+    ['engine', 'sim', 'spec', 'exercises', 'viz', 'components', 'pages'],
+    [...views, ...drivers],
+    'Reading offline knows the built files and their addresses, not what they do.',
+  ),
+  layer(
     'components',
     ['engine/pglite', 'engine/server', 'pages'],
     drivers,

@@ -3,6 +3,7 @@
 // demo on it has come into view (the largest; the goal is 1: demos on a page share one).
 import type { Browser } from 'playwright-core';
 import { chapterFiles } from '../tests/support/chapter-files.ts';
+import { bytesOf, fetchedBeforeFirstPaint } from './first-paint.ts';
 
 export async function benchChapters(browser: Browser, siteUrl: string): Promise<void> {
   let bytes = { most: 0, where: '' };
@@ -22,18 +23,7 @@ export async function benchChapters(browser: Browser, siteUrl: string): Promise<
         }
       };
     });
-    await page.goto(`${siteUrl}chapters/${id}/`, { waitUntil: 'load' });
-    await page.waitForTimeout(1500);
-    const before = await page.evaluate(() => {
-      const paint =
-        performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? Infinity;
-      const nav = performance.getEntriesByType('navigation')[0] as PerformanceResourceTiming;
-      let total = nav.encodedBodySize;
-      for (const r of performance.getEntriesByType('resource') as PerformanceResourceTiming[]) {
-        if (r.startTime < paint) total += r.encodedBodySize;
-      }
-      return total;
-    });
+    const before = bytesOf(await fetchedBeforeFirstPaint(page, `${siteUrl}chapters/${id}/`));
     if (before > bytes.most) bytes = { most: before, where: id };
     for (const demo of await page.locator('[data-demo]').all()) {
       await demo.scrollIntoViewIfNeeded();

@@ -5,7 +5,8 @@
 // - checks every page carries the same policy, so that a host can send it as one header;
 // - writes dist/_headers (the format Netlify and Cloudflare Pages read): that policy as a
 //   header, plus `frame-ancestors 'self'` on every page but the embeds, which any site
-//   may frame, and the engine files' content types. README: "Headers a host should send".
+//   may frame, the engine files' content types, and how long each file may be cached.
+//   README: "Headers a host should send".
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,30 +27,39 @@ function unescape(content: string): string {
   return content.replaceAll('&#39;', "'").replaceAll('&quot;', '"').replaceAll('&amp;', '&');
 }
 
-/** The engine's files, by path below the base, and their content types. */
-const engineTypes = [
-  ['_astro/*.wasm', 'application/wasm'],
-  ['_astro/*.data', 'application/octet-stream'],
-  ['engine/*.tar.gz', 'application/gzip'],
-] as const;
+/** For a file whose address carries a hash of its content (`_astro/`, the data directory's `?v=`). */
+const keepForGood = 'Cache-Control: public, max-age=31536000, immutable';
+/** For what changes under the same address (pages, sw.js): the browser asks again each time. */
+const askAgain = 'Cache-Control: no-cache';
+
+/** The headers of files other than pages, by path below the base. */
+const fileRules: [string, string[]][] = [
+  ['sw.js', [askAgain]],
+  ['_astro/*', [keepForGood]],
+  ['_astro/*.wasm', ['Content-Type: application/wasm']],
+  ['_astro/*.data', ['Content-Type: application/octet-stream']],
+  ['engine/*.tar.gz', ['Content-Type: application/gzip', keepForGood]],
+];
 
 /** dist/_headers for `policy`, with `pages` (paths below the base) kept from other sites' frames. */
 export function headersFile(policy: string, base: string, pages: string[]): string {
-  const framed = new Set<string>();
+  const pageRules = new Map<string, string[]>();
   for (const page of pages) {
     const [top, ...rest] = page.split('/');
-    if (top === 'embed') continue;
-    framed.add(rest.length > 0 ? `${top}/*` : top === 'index.html' ? '' : top!);
+    const path = rest.length > 0 ? `${top}/*` : top === 'index.html' ? '' : top!;
+    const framed = top === 'embed' ? [] : ["Content-Security-Policy: frame-ancestors 'self'"];
+    pageRules.set(path, [...framed, askAgain]);
   }
-  const rule = (path: string, header: string) => `${base}${path}\n  ${header}\n`;
+  const rule = (path: string, ...headers: string[]) =>
+    `${base}${path}\n${headers.map((header) => `  ${header}\n`).join('')}`;
   return [
     '# The headers a host should send (README, "Headers a host should send"), in the\n',
     '# _headers format of Netlify and Cloudflare Pages. Written by `npm run build`.\n',
     rule('*', `Content-Security-Policy: ${policy}`),
-    ...[...framed]
-      .sort()
-      .map((path) => rule(path, "Content-Security-Policy: frame-ancestors 'self'")),
-    ...engineTypes.map(([path, type]) => rule(path, `Content-Type: ${type}`)),
+    ...[...pageRules]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([path, headers]) => rule(path, ...headers)),
+    ...fileRules.map(([path, headers]) => rule(path, ...headers)),
   ].join('');
 }
 

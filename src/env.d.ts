@@ -8,3 +8,13 @@ declare module '*.astro' {
 
 /** Bytes the browser engine downloads before it starts (astro.config.mjs measures them). */
 declare const __ENGINE_BYTES__: number | undefined;
+
+/** A hash of the prepared data directory, for its address (the offline integration sets it). */
+declare const __ENGINE_DATA_VERSION__: string | undefined;
+
+/** Islands that hydrate after the first paint, near the viewport (src/components/client-nearby.ts). */
+declare namespace Astro {
+  interface ClientDirectives {
+    'client:nearby'?: boolean;
+  }
+}

@@ -82,7 +82,7 @@ export function DemoShell({ demo, embed = false, intro, children }: DemoShellPro
   const [state, setState] = useState<EngineState>('idle');
   const [progress, setProgress] = useState<StartProgress | null>(null);
   const [started, setStarted] = useState(false);
-  const [failure, setFailure] = useState<string | null>(null);
+  const [failure, setFailure] = useState<StartFailure | null>(null);
   const [rootData, setRootData] = useState<Record<string, string>>({});
   // When the engine starts while focus is in the placeholder (the reader pressed Start, or
   // tabbed to it and so scrolled it into view), focus follows: to the progress, then the demo.
@@ -108,7 +108,7 @@ export function DemoShell({ demo, embed = false, intro, children }: DemoShellPro
       setStarted(true);
       setState('ready');
     } catch (error) {
-      setFailure(plainStartFailure(error));
+      setFailure(startFailure(error, navigator.onLine));
       setState('error');
     } finally {
       setProgress(null);
@@ -212,7 +212,7 @@ export function DemoShell({ demo, embed = false, intro, children }: DemoShellPro
           <p>
             <strong>PostgreSQL could not start in your browser.</strong>
           </p>
-          <p>{failure}</p>
+          <p>{failure ? describeStartFailure(failure) : null}</p>
           <p>
             <button type="button" onClick={() => void run('restart')}>
               Retry
@@ -334,10 +334,31 @@ function dataAttributes(data: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(data).map(([key, value]) => [`data-${key}`, value]));
 }
 
-function plainStartFailure(error: unknown): string {
-  const detail = error instanceof Error && error.message ? ` (${error.message})` : '';
-  return (
-    'The download may have been interrupted, or this browser may lack WebAssembly or ' +
-    `module workers${detail}. Retry starts it again.`
-  );
+/** Why the engine did not start, as data; `describeStartFailure` words it. */
+export type StartFailure =
+  /** No network, and the engine's files were not kept for offline use (src/offline/). */
+  { kind: 'offline' } | { kind: 'failed'; detail: string };
+
+/** Sorts a failed start: while the browser is offline, a download could not have worked. */
+export function startFailure(error: unknown, online: boolean): StartFailure {
+  if (!online) return { kind: 'offline' };
+  return { kind: 'failed', detail: error instanceof Error ? error.message : '' };
+}
+
+/** The words for a failed start, shown under "PostgreSQL could not start in your browser." */
+export function describeStartFailure(failure: StartFailure): string {
+  switch (failure.kind) {
+    case 'offline':
+      return (
+        'You are offline, and this demo’s engine has not been saved in this browser yet: it is ' +
+        'saved once a demo has run while online. Retry starts it again once you are back online.'
+      );
+    case 'failed': {
+      const detail = failure.detail ? ` (${failure.detail})` : '';
+      return (
+        'The download may have been interrupted, or this browser may lack WebAssembly or ' +
+        `module workers${detail}. Retry starts it again.`
+      );
+    }
+  }
 }

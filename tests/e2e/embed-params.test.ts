@@ -14,7 +14,7 @@ const startedButton: Record<string, string> = {
   'skip-locked': 'Next',
 };
 
-const engineFile = /\.wasm$|\.data$|pgdata\.tar\.gz$/;
+const engineFile = /\.wasm$|\.data$|pgdata\.tar\.gz(\?|$)/;
 
 async function waitForDemo(page: Page, demo: string): Promise<void> {
   await page.locator(`[data-demo="${demo}"][data-engine="ready"]`).waitFor({ timeout: 120_000 });

@@ -5,7 +5,7 @@ import { runSql, waitForEngine } from './console-driver';
 import type { Page } from 'playwright-core';
 import { backgroundLuminance, builtPages, firstResizeMessage, startSite } from './site';
 
-const engineFile = /\.wasm$|\.data$|pgdata\.tar\.gz$/;
+const engineFile = /\.wasm$|\.data$|pgdata\.tar\.gz(\?|$)/;
 
 /** A test that opens every page, one after another, demos starting: minutes on a busy machine. */
 const everyPage = 600_000;

@@ -17,7 +17,7 @@ const template = readFileSync(
   'utf8',
 );
 
-const engineFile = /\.wasm$|\.data$|pgdata\.tar\.gz$/;
+const engineFile = /\.wasm$|\.data$|pgdata\.tar\.gz(\?|$)/;
 
 /** Replaces the lab editor's text with `text`, as typing would. */
 async function setSource(page: Page, text: string): Promise<void> {

@@ -3,8 +3,9 @@
 // a hash of each inline script the page holds, and no page has an inline event handler.
 // In Chromium, served with the headers dist/_headers gives a host (so the policy also
 // holds in the engine's worker, which a <meta> policy does not reach), every demo, every
-// exercise, a scenario of one's own and the lab console run, and every page loads, with
-// no violation seen by the page nor reported by the browser.
+// exercise, a scenario of one's own and the lab console run, the service worker keeps the
+// site for reading offline, and every page loads, with no violation seen by the page nor
+// reported by the browser.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -257,6 +258,9 @@ describe('the strict page in Chromium, served with the headers of dist/_headers'
     await page.goto(`${site.url}lab/`);
     await waitForEngine(page);
     expect(await runSql(page, "SELECT 'strict' AS page")).toContain('strict');
+    // Reading offline under the policy too: the page registers sw.js (an external script),
+    // which keeps the site and the engine (README, "Reading offline").
+    await page.locator('html[data-offline="engine"]').waitFor({ timeout: 120_000 });
     await seen.look('lab/');
     expect(await seen.all()).toEqual([]);
     await page.close();

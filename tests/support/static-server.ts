@@ -4,6 +4,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { extname, join, normalize } from 'node:path';
+import { createGzip } from 'node:zlib';
 
 const types: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -28,10 +29,19 @@ export interface StaticServer {
   close(): Promise<void>;
 }
 
+/** Files a compressing host gzips on the way (`compress`). */
+const compressible = new Set(['.html', '.js', '.css', '.json', '.svg', '.wasm', '.data', '.txt']);
+
 /** What a host adds: headers per path, and where a POST's body goes (e.g. a CSP report). */
 export interface HostOptions {
   headers?: (path: string) => Record<string, string>;
   onPost?: (path: string, body: string) => void;
+  /**
+   * Answer as a host that compresses does: text, `.wasm` and `.data` gzipped on the way
+   * (`Content-Encoding: gzip`, no length), and a `.gz` file as the gzip encoding of what
+   * it holds (as Apache's `AddEncoding gzip .gz` does), so the browser unpacks it.
+   */
+  compress?: boolean;
 }
 
 /** Serves `root` at `http://127.0.0.1:<free port><base>`. */
@@ -64,13 +74,19 @@ export async function serveStatic(
         file = join(file, 'index.html');
         info = await stat(file);
       }
+      const type = types[extname(file)] ?? 'application/octet-stream';
+      const gzipped = host.compress === true && compressible.has(extname(file));
+      const encoded = host.compress === true && file.endsWith('.tar.gz');
       res.writeHead(200, {
-        'content-type': types[extname(file)] ?? 'application/octet-stream',
-        'content-length': info.size,
+        'content-type': encoded ? 'application/x-tar' : type,
+        ...(gzipped || encoded ? { 'content-encoding': 'gzip' } : {}),
+        ...(gzipped ? {} : { 'content-length': info.size }),
         'cache-control': 'no-cache',
         ...host.headers?.(path),
       });
-      createReadStream(file).pipe(res);
+      const body = createReadStream(file);
+      if (gzipped) body.pipe(createGzip()).pipe(res);
+      else body.pipe(res);
     } catch {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     }

@@ -13,8 +13,11 @@ export interface BootArtifacts {
   wasmModule: WebAssembly.Module;
   /** pglite.data: the files PostgreSQL needs besides its data directory. */
   fsBundle: Blob;
-  /** The prepared data directory (see scripts/build-datadir.ts), gzipped tar. */
-  dataDir: Blob;
+  /**
+   * The prepared data directory (see scripts/build-datadir.ts): a tar, gzipped or not, as
+   * Node reads the file, or the browser's bytes, gunzipped as they arrived (client.ts).
+   */
+  dataDir: Blob | ArrayBuffer;
 }
 
 /** What a replacement worker rebuilds after the watchdog (or Stop) ended a busy one. */

@@ -39,4 +39,25 @@ describe('headersFile', () => {
       'application/wasm',
     );
   });
+
+  it('lets files named by their content be cached for good, and has pages and sw.js asked for again', () => {
+    const rules = parseHeadersFile(headersFile(policy, '/seat-ledger/', pages));
+    const cache = (path: string) => headersFor(rules, path)['cache-control'];
+    for (const path of [
+      '/seat-ledger/_astro/pglite.abc.wasm',
+      '/seat-ledger/_astro/Console.abc.js',
+      '/seat-ledger/engine/pgdata.tar.gz',
+    ]) {
+      expect(cache(path)).toBe('public, max-age=31536000, immutable');
+    }
+    for (const path of [
+      '/seat-ledger/',
+      '/seat-ledger/lab/counter/',
+      '/seat-ledger/404.html',
+      '/seat-ledger/embed/console/',
+      '/seat-ledger/sw.js',
+    ]) {
+      expect(cache(path)).toBe('no-cache');
+    }
+  });
 });
