@@ -21,8 +21,9 @@ import type { CheckpointLimits, JournalEntry, LayerCheckpoint } from './sessions
 export const watchdogMs = 2000;
 
 /**
- * The watchdog's recoveries are bounded: past this many within `recoveryWindowMs`, the
- * engine stops and says so (Reset starts afresh) instead of replacing its worker again.
+ * The watchdog's recoveries are bounded: past this many within `recoveryWindowMs`, with no
+ * statement answered between them, the engine stops and says so (Reset starts afresh)
+ * instead of replacing its worker again.
  */
 export const maxRecoveries = 3;
 export const recoveryWindowMs = 60_000;
@@ -279,14 +280,15 @@ class WatchedWorkerEngine implements WorkerEngine {
   /**
    * The watchdog fired for statement `seq`: it got no answer in `watchdogMs` though it
    * could meet a parked transaction's lock, so PGlite is taken to be stuck in a lock wait.
-   * Past `maxRecoveries` within `recoveryWindowMs` the engine stops instead.
+   * Past `maxRecoveries` within `recoveryWindowMs` with no statement answered between, the
+   * engine stops instead.
    */
   private watchdogFired(seq: number): void {
     const now = performance.now();
     this.recoveries = this.recoveries.filter((at) => now - at < recoveryWindowMs);
     if (this.recoveries.length >= maxRecoveries) {
       void this.shutDown(
-        `PostgreSQL stopped answering ${maxRecoveries + 1} times within ` +
+        `PostgreSQL stopped answering ${maxRecoveries + 1} times in a row within ` +
           `${recoveryWindowMs / 1000} seconds, so the engine stopped rebuilding its sessions. ` +
           'Reset starts a fresh database.',
         'recoveries',
@@ -410,6 +412,10 @@ class WatchedWorkerEngine implements WorkerEngine {
     if (response.type === 'statement') {
       if (this.running) clearTimeout(this.running.timer);
       this.running = null;
+      // A statement answered since the last recovery is progress: the bound on recoveries
+      // is for a backend that keeps sticking with nothing answered between (each lock wait
+      // the watchdog finds is answered, so a run of specs may meet many).
+      if (response.done) this.recoveries = [];
       if (!response.done) {
         const { seq, sessionId } = response;
         const timer = response.guarded

@@ -206,8 +206,13 @@ export async function mayMeetPreparedLock(
   }
   m.reach ??= await readReach(ctx);
   const { links, busy } = m.reach;
+  // A statement that locks or changes rows may meet a parked transaction's row locks by
+  // ways the catalog does not list (a partition's rows, a multixact, a key check, a prepared
+  // statement's plan), and a wait missed here would hang PGlite: it is watched whenever a
+  // parked transaction holds locks. Only a plain read is judged by what it reaches.
   const verdict =
     other ||
+    statements.some(({ touch: t }) => t === 'rows') ||
     callsUserFunction() ||
     busy.some((name) => mentions(sql, name)) ||
     (locks.some((l) => l.locktype === 'advisory') && /\bpg_advisory/i.test(sql)) ||
