@@ -465,6 +465,13 @@ describe('hostile input', () => {
         (url) => url.pathname.endsWith('/embed/counter/'),
         (route) => route.fulfill({ path: join(distDir, 'embed', 'counter', 'index.html') }),
       );
+      // The site's service worker (registered by the items before) would answer the page
+      // itself, past the route: it is unregistered first, as a reader's first visit has none.
+      await page.goto(`${site.url}robots.txt`);
+      await page.evaluate(async () => {
+        const registrations = await navigator.serviceWorker.getRegistrations();
+        await Promise.all(registrations.map((r) => r.unregister()));
+      });
       await page.goto(`${site.url}embed/counter/?moment=${'A'.repeat(longestMomentText + 1)}`);
       const note = page.getByRole('note').filter({ hasText: 'moment is longer than' });
       await note.waitFor({ timeout: 60_000 });
