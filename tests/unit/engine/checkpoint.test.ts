@@ -1,7 +1,7 @@
 // The journal behind the watchdog is checkpointed: once it is long, the data directory is
 // dumped (after PostgreSQL's CHECKPOINT) beside the layer's records, the journal starts
-// again, and a recovery starts from there (checkpoint.ts). DESIGN.md records that
-// dumpDataDir and loadDataDir once lost a committed table while a transaction was
+// again, and a recovery starts from there (checkpoint.ts). src/engine/ARCHITECTURE.md
+// ("Checkpoints") records that dumpDataDir and loadDataDir once lost a committed table while a transaction was
 // prepared; so a checkpoint waits for a moment with none, unless the journal grows long,
 // and a restore checks that what it finds is what was dumped.
 import { afterEach, describe, expect, it } from 'vitest';
@@ -78,7 +78,7 @@ describe('checkpoints of the journal', { timeout: 180_000 }, () => {
       "CREATE TABLE jobs (id int PRIMARY KEY, s text); INSERT INTO jobs VALUES (1, 'queued')",
     );
     await holder.query("BEGIN; UPDATE jobs SET s = 'running' WHERE id = 1");
-    // The table committed while the transaction is prepared: the case DESIGN.md records.
+    // The table committed while the transaction is prepared: the case ARCHITECTURE.md records.
     await writer.query('CREATE TABLE made_after (n int)');
     const [[xid]] = await rows(writer, 'SELECT transaction::text FROM pg_prepared_xacts');
     for (let i = 0; i < 30; i++) await writer.query(`INSERT INTO made_after VALUES (${i})`);

@@ -98,7 +98,7 @@ export function checkpointDue(ctx: LayerContext): boolean {
  * workers that always hold their claims (the counter's hold shape) a moment with none
  * never comes.
  * dumpDataDir followed by loadDataDir once lost a committed table while a transaction
- * was prepared (PGlite 0.5.16, DESIGN.md); on 0.5.17 prepared transactions, their locks
+ * was prepared (PGlite 0.5.16; src/engine/ARCHITECTURE.md, "Checkpoints"); on 0.5.17 prepared transactions, their locks
  * and tables created around them came back through CHECKPOINT, dump and load every time
  * tried (tests/unit/engine/checkpoint.test.ts), and a restore checks what it finds.
  */
