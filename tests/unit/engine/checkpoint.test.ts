@@ -1,9 +1,9 @@
 // The journal behind the watchdog is checkpointed: once it is long, the data directory is
 // dumped (after PostgreSQL's CHECKPOINT) beside the layer's records, the journal starts
 // again, and a recovery starts from there (checkpoint.ts). src/engine/ARCHITECTURE.md
-// ("Checkpoints") records that dumpDataDir and loadDataDir once lost a committed table while a transaction was
-// prepared; so a checkpoint waits for a moment with none, unless the journal grows long,
-// and a restore checks that what it finds is what was dumped.
+// ("Checkpoints") records that dumpDataDir and loadDataDir once lost a committed table
+// while a transaction was prepared; so a checkpoint waits for a moment with none, unless
+// the journal grows long, and a restore checks that what it finds is what was dumped.
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeEngineApi } from '../../../src/engine/pglite/core';
 import { createNodePgliteEngine, startNodePglite } from '../../../src/engine/pglite/node';
