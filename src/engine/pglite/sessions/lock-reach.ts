@@ -175,8 +175,6 @@ function reaches(sql: string, relname: string, links: [string, string][]): boole
   return false;
 }
 
-const rowLocks: readonly LockMode[] = ['RowShareLock', 'RowExclusiveLock'];
-
 /**
  * Whether `s`'s `sql` could meet a lock another session's prepared transaction holds,
  * asking PostgreSQL which locks those are (pg_locks) and how the statement's relations
@@ -217,14 +215,15 @@ export async function mayMeetPreparedLock(
     busy.some((name) => mentions(sql, name)) ||
     (locks.some((l) => l.locktype === 'advisory') && /\bpg_advisory/i.test(sql)) ||
     statements.some(({ text, touch: t }) => {
+      // Only reads are left here (a statement on rows is watched above).
       if (t === 'none') return false;
       const { mode } = statementNeeds(text);
       return locks.some(
         (l) =>
           l.relname !== null &&
           reaches(text, l.relname, links) &&
-          ((mode !== null && conflicts(mode, l.mode)) ||
-            (t === 'rows' && rowLocks.includes(l.mode))),
+          mode !== null &&
+          conflicts(mode, l.mode),
       );
     });
   if (changesCatalog()) m.reach = null;
