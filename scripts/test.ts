@@ -5,19 +5,33 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { findChromiumOrExit } from '../tests/support/find-chromium.ts';
 
 const bin = (name: string) => join('node_modules', '.bin', name);
 const reports = mkdtempSync(join(tmpdir(), 'seat-ledger-test-'));
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const failedSteps: string[] = [];
+/** Each failed test, named with its file and the first line of why: printed again at the end. */
+const failedTests: string[] = [];
 
 function step(name: string, command: string, args: string[]): boolean {
   console.log(`\n▶ ${name}: ${command} ${args.join(' ')}`);
   const { status } = spawnSync(command, args, { stdio: 'inherit', env: process.env });
   if (status !== 0) failedSteps.push(name);
   return status === 0;
+}
+
+/** The parts of vitest's JSON report read here. */
+interface JsonReport {
+  numPassedTests?: number;
+  numFailedTests?: number;
+  numPendingTests?: number;
+  numTodoTests?: number;
+  testResults?: {
+    name: string;
+    assertionResults?: { fullName: string; status: string; failureMessages?: string[] }[];
+  }[];
 }
 
 /** Runs vitest projects and adds their test counts to the totals. */
@@ -31,10 +45,19 @@ function vitest(name: string, projects: string[]): boolean {
     `--outputFile.json=${out}`,
   ]);
   if (existsSync(out)) {
-    const r = JSON.parse(readFileSync(out, 'utf8')) as Record<string, number>;
+    const r = JSON.parse(readFileSync(out, 'utf8')) as JsonReport;
     totals.passed += r.numPassedTests ?? 0;
     totals.failed += r.numFailedTests ?? 0;
     totals.skipped += (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
+    for (const file of r.testResults ?? []) {
+      for (const test of file.assertionResults ?? []) {
+        if (test.status !== 'failed') continue;
+        const why = test.failureMessages?.[0]?.split('\n')[0] ?? '';
+        failedTests.push(
+          `${relative('.', file.name)} › ${test.fullName}\n    ${why.slice(0, 300)}`,
+        );
+      }
+    }
   } else if (!ok) totals.failed += 1;
   return ok;
 }
@@ -58,5 +81,6 @@ console.log(
     ? `\nFailed steps: ${failedSteps.join(', ')}`
     : '\nAll steps passed: type-check, lint, format, unit, fidelity, conformance, build, browser.',
 );
+if (failedTests.length) console.log(`\nFailed tests:\n${failedTests.join('\n')}`);
 console.log(`tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(failedSteps.length ? 1 : 0);
