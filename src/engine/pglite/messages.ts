@@ -58,14 +58,18 @@ export type WorkerRequest =
 export type WorkerReply = (
   | { type: 'done'; callId: number; value: unknown }
   | { type: 'failed'; callId: number; message: string }
-  | {
-      type: 'statement';
-      callId: number;
-      seq: number;
-      sessionId: number;
-      guarded: boolean;
-      done: boolean;
-    }
+  /** Reader statement `seq` is about to go to the backend (see `LayerWatch.statement`). */
+  | { type: 'statement'; callId: number; seq: number; sessionId: number; guarded: boolean }
+  /** Nothing but what it carries: statements ended with no other message to go with. */
+  | { type: 'news'; callId: number }
   /** The journal so far is covered by `checkpoint`: a recovery starts there. */
   | { type: 'checkpoint'; callId: number; checkpoint: LayerCheckpoint }
-) & { journal?: JournalEntry[] };
+) & {
+  journal?: JournalEntry[];
+  /**
+   * Reader statements (by number) that came back from the backend since the last message,
+   * which come before it. An end waits for the next message (most often the call's answer,
+   * a moment later) rather than crossing alone, so a statement costs the page two messages.
+   */
+  ended?: number[];
+};

@@ -64,9 +64,31 @@ export function makeWorkerServer(send: (reply: WorkerReply) => void) {
   let api: EngineApi | undefined;
   /** Calls journaled since the last message; they go with the next one (see WorkerReply). */
   let journal: JournalEntry[] = [];
+  /** Reader statements ended since the last message; they too go with the next one. */
+  let ended: number[] = [];
+  let flush: ReturnType<typeof setTimeout> | undefined;
   const post = (reply: WorkerReply) => {
-    send(journal.length ? { ...reply, journal } : reply);
+    send({
+      ...reply,
+      ...(journal.length ? { journal } : {}),
+      ...(ended.length ? { ended } : {}),
+    });
     journal = [];
+    ended = [];
+    clearTimeout(flush);
+    flush = undefined;
+  };
+  /**
+   * An end waits for the next message, which most often follows within the same turn of
+   * the event loop (the call's answer); if none has gone by the next turn, it goes alone,
+   * so the page never takes an ended statement for a running one while the layer waits.
+   */
+  const noteEnded = (seq: number) => {
+    ended.push(seq);
+    flush ??= setTimeout(() => {
+      flush = undefined;
+      if (ended.length) post({ type: 'news', callId: 0 });
+    }, 0);
   };
 
   async function handle(request: WorkerRequest): Promise<unknown> {
@@ -86,7 +108,8 @@ export function makeWorkerServer(send: (reply: WorkerReply) => void) {
           journal: (entry) => journal.push(entry),
           // Every statement's news crosses, so the page knows which one Stop must end;
           // only a guarded one sets the watchdog's timer.
-          statement: (event) => post({ type: 'statement', callId: 0, ...event }),
+          statement: ({ done, ...event }) =>
+            done ? noteEnded(event.seq) : post({ type: 'statement', callId: 0, ...event }),
           checkpoint: (checkpoint) => post({ type: 'checkpoint', callId: 0, checkpoint }),
         },
       });

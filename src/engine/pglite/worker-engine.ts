@@ -400,6 +400,16 @@ class WatchedWorkerEngine implements WorkerEngine {
       this.journalBytes += JSON.stringify(entry).length;
       if (entry.tag !== undefined) this.journaledIds.add(entry.tag);
     }
+    if (response.ended?.length) {
+      if (this.running && response.ended.includes(this.running.seq)) {
+        clearTimeout(this.running.timer);
+        this.running = null;
+      }
+      // A statement answered since the last recovery is progress: the bound on recoveries
+      // is for a backend that keeps sticking with nothing answered between (each lock wait
+      // the watchdog finds is answered, so a run of specs may meet many).
+      this.recoveries = [];
+    }
     if (response.type === 'checkpoint') {
       // Everything journaled so far is in the checkpoint; calls it covers stay marked, so
       // a replacement does not send them again.
@@ -409,22 +419,16 @@ class WatchedWorkerEngine implements WorkerEngine {
       this.journalBytes = 0;
       return;
     }
+    if (response.type === 'news') return;
     if (response.type === 'statement') {
       if (this.running) clearTimeout(this.running.timer);
-      this.running = null;
-      // A statement answered since the last recovery is progress: the bound on recoveries
-      // is for a backend that keeps sticking with nothing answered between (each lock wait
-      // the watchdog finds is answered, so a run of specs may meet many).
-      if (response.done) this.recoveries = [];
-      if (!response.done) {
-        const { seq, sessionId } = response;
-        const timer = response.guarded
-          ? setTimeout(() => {
-              if (this.running?.seq === seq) this.watchdogFired(seq);
-            }, this.watchdogMs)
-          : undefined;
-        this.running = { seq, sessionId, since: performance.now(), timer };
-      }
+      const { seq, sessionId } = response;
+      const timer = response.guarded
+        ? setTimeout(() => {
+            if (this.running?.seq === seq) this.watchdogFired(seq);
+          }, this.watchdogMs)
+        : undefined;
+      this.running = { seq, sessionId, since: performance.now(), timer };
       return;
     }
     const call = this.pending.get(response.callId);

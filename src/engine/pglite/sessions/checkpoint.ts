@@ -76,20 +76,27 @@ export function noteJournaled(ctx: LayerContext, bytes: number): void {
  * Whether a checkpoint is due and the layer's records allow one now: no transaction open
  * in the backend, no statement waiting, sleeping or set aside for a wait. (Parked and
  * released transactions are records and prepared transactions, which a checkpoint keeps.)
+ * `'quiet'`: past `after`, to be taken at a quiet moment; `'now'`: past `anyway`.
  */
-export function checkpointDue(ctx: LayerContext): boolean {
+export function checkpointDue(ctx: LayerContext): 'now' | 'quiet' | false {
   const counted = since.get(ctx);
   if (!counted || !ctx.watch?.checkpoint || ctx.replaying) return false;
   if (counted.entries < counted.notBefore) return false;
   const { after } = ctx.checkpoints;
   if (counted.entries < after.entries && counted.bytes < after.bytes) return false;
-  return (
+  const allowed =
     ctx.resident === null &&
     ctx.waiters.length === 0 &&
     ctx.sleepers.size === 0 &&
-    ctx.spentStandIns.length === 0
-  );
+    ctx.spentStandIns.length === 0;
+  if (!allowed) return false;
+  return pastAnyway(ctx.checkpoints, counted) ? 'now' : 'quiet';
 }
+
+const pastAnyway = (
+  { anyway }: LayerContext['checkpoints'],
+  counted: { entries: number; bytes: number },
+) => counted.entries >= anyway.entries || counted.bytes >= anyway.bytes;
 
 /**
  * What the data directory must hold for a dump of it to come back whole: no temporary or
@@ -112,9 +119,7 @@ async function mayTake(ctx: LayerContext): Promise<boolean> {
   );
   const [temporary, cursors, channels, prepared] = read!.rows[0]!.map(Number);
   if (temporary! + cursors! + channels! > 0) return false;
-  const { anyway } = ctx.checkpoints;
-  const long = counted.entries >= anyway.entries || counted.bytes >= anyway.bytes;
-  return prepared === 0 || long;
+  return prepared === 0 || pastAnyway(ctx.checkpoints, counted);
 }
 
 /** Reads what a restore compares (see `Expected`). */

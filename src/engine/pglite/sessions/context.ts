@@ -210,10 +210,15 @@ export interface LayerOptions {
 
 /** Journal entries, or bytes of them, after which a checkpoint is taken (checkpoint.ts). */
 export interface CheckpointLimits {
-  /** Once the layer allows one and no transaction is prepared. */
+  /**
+   * At the first quiet moment (`quietMs` with no call) at which the layer allows one and
+   * no transaction is prepared.
+   */
   after: { entries: number; bytes: number };
-  /** Once the layer allows one, prepared transactions or not. */
+  /** Once the layer allows one, busy or not, prepared transactions or not. */
   anyway: { entries: number; bytes: number };
+  /** How long the layer must go without a call for a moment to count as quiet (50 ms). */
+  quietMs?: number;
 }
 
 /** Everything the layer knows, shared by its modules; only the layer's calls change it. */
@@ -289,9 +294,10 @@ export function makeContext(backend: Backend, options: LayerOptions = {}): Layer
     watch,
     stuck = new Set<number>(),
     cancelled = new Set<number>(),
-    // A recovery replays at most a few thousand calls (seconds, not minutes), and a
-    // checkpoint, about a second of the worker's time, comes every minute or two of a busy
-    // counter at 8×.
+    // A recovery replays at most a few thousand calls (seconds, not minutes; about half a
+    // millisecond each in Node). A checkpoint costs the worker a few hundred ms (the dump),
+    // which a busy run of calls would wait behind: so it waits for a quiet moment, unless
+    // the journal has grown long.
     checkpoints = {
       after: { entries: 1000, bytes: 256 * 1024 },
       anyway: { entries: 4000, bytes: 1024 * 1024 },

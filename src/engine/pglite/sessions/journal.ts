@@ -56,7 +56,7 @@ export function serial<T>(
       if (call && !ctx.replaying && ctx.watch) {
         ctx.watch.journal({ call, at: ctx.now.toISOString(), tag });
         noteJournaled(ctx, JSON.stringify(call.args).length);
-        if (checkpointDue(ctx)) checkpointSoon(ctx);
+        checkpointWhenDue(ctx);
       }
     }
   };
@@ -67,6 +67,29 @@ export function serial<T>(
 
 /** Layers with a checkpoint queued. */
 const checkpointQueued = new WeakSet<LayerContext>();
+/** Per layer: the timer of a checkpoint waiting for a quiet moment. */
+const quietTimers = new WeakMap<LayerContext, ReturnType<typeof setTimeout>>();
+
+/**
+ * After a journaled call: queues a checkpoint if one is due at once, or waits for a quiet
+ * moment (`CheckpointLimits.quietMs` with no further call) if one is due then. A busy run
+ * of calls (a counter at 8×, a loop of statements) so pays for a dump only once the
+ * journal is long, and a reader at the console never waits behind one they did not cause.
+ */
+function checkpointWhenDue(ctx: LayerContext): void {
+  clearTimeout(quietTimers.get(ctx));
+  quietTimers.delete(ctx);
+  const due = checkpointDue(ctx);
+  if (due === 'now') checkpointSoon(ctx);
+  else if (due === 'quiet') {
+    const timer = setTimeout(() => {
+      quietTimers.delete(ctx);
+      if (checkpointDue(ctx)) checkpointSoon(ctx);
+    }, ctx.checkpoints.quietMs ?? 50);
+    (timer as { unref?: () => void }).unref?.();
+    quietTimers.set(ctx, timer);
+  }
+}
 
 /**
  * Queues a checkpoint (checkpoint.ts) after the calls queued now. It runs as a tick: what
