@@ -28,6 +28,9 @@ export default defineConfig({
           include: ['tests/e2e/**/*.test.ts'],
           testTimeout: 180_000,
           hookTimeout: 180_000,
+          // What a page does next (an island hydrating, a theme applied) has taken over
+          // expect.poll's default second on a busy 2-core machine.
+          expect: { poll: { timeout: 15_000 } },
           fileParallelism: false,
         },
       },
