@@ -119,6 +119,13 @@ export interface SeatBox {
   label: string;
 }
 
+/** A free seat in a process's row, where one of its sessions sat (`Places`). */
+export interface EmptyPlace extends SeatBox {
+  /** The process and the place's position in its row: `worker-07#2`. */
+  key: string;
+  group: string;
+}
+
 /** A process's label over its seats (one per row its seats take). */
 export interface GroupLabel {
   key: string;
@@ -184,8 +191,12 @@ export interface CounterLayout {
   seatOf: Map<number, SeatBox>;
   /** Each seated session's seat number, by pid: pass it to the next layout. */
   seatIndex: Map<number, number>;
+  /** Each process's places: pass them to the next layout. */
+  places: Places;
   /** Reserved seats no one sits in. */
   emptyReserved: SeatBox[];
+  /** Places in a process's row its sessions left: free seats, kept for its next one. */
+  emptyPlaces: EmptyPlace[];
   groups: GroupLabel[];
   free: FreeRun;
   /** The counter itself: one desk per row of seats. */
@@ -347,11 +358,94 @@ type Item =
   | { kind: 'free'; count: number; width: number };
 interface Seat {
   index: number;
+  /** Null for a reserved seat no one sits in, or a place its process's session left. */
   pid: number | null;
   width: number;
   label: string;
   reserved: boolean;
 }
+
+/** A place in a process's row of seats: who sits there, or who sat there last. */
+interface Place {
+  pid: number | null;
+  label: string;
+}
+
+/**
+ * Each process's places on the counter, kept from one draw to the next (`previousPlaces`
+ * of `layoutCounter`), so that a session leaving or arriving moves no one else: the
+ * place it leaves stays, drawn as a free seat in its process's row, for its process's
+ * next session. `emptyDraws` counts the draws a process has had no session at all.
+ */
+export type Places = Map<string, { role: SeatRole; places: Place[]; emptyDraws: number }>;
+
+/** Draws a process with no session keeps its places, in case one comes back. */
+export const GHOST_DRAWS = 120;
+
+/**
+ * This draw's places, from the last draw's: a session keeps its place, a new one takes
+ * its process's first place left empty or a new one at the end. Places left empty are
+ * free seats, so together they never outnumber the free seats (`free`); past that, and
+ * for processes gone longer than `GHOST_DRAWS`, they are given up, the rows close up,
+ * and the free block counts what remains.
+ */
+export function assignPlaces(
+  previous: Places,
+  groups: ReadonlyMap<string, { role: SeatRole; sessions: SeatedSession[] }>,
+  free: number,
+): Places {
+  const next: Places = new Map();
+  for (const [key, was] of previous) {
+    if (groups.has(key) || was.emptyDraws + 1 > GHOST_DRAWS) continue;
+    const places = was.places.map(({ label }) => ({ pid: null, label }));
+    next.set(key, { role: was.role, places, emptyDraws: was.emptyDraws + 1 });
+  }
+  for (const [key, { role, sessions }] of groups) {
+    const here = new Map(sessions.map((s) => [s.pid, s]));
+    const places: Place[] = (previous.get(key)?.places ?? []).map(({ pid, label }) => {
+      const s = pid === null ? undefined : here.get(pid);
+      return s ? { pid: s.pid, label: splitName(s.name).own } : { pid: null, label };
+    });
+    const placed = new Set(places.map((p) => p.pid));
+    for (const s of [...sessions].sort((a, b) => a.pid - b.pid)) {
+      if (placed.has(s.pid)) continue;
+      const place = { pid: s.pid, label: splitName(s.name).own };
+      const empty = places.findIndex((p) => p.pid === null);
+      if (empty >= 0) places[empty] = place;
+      else places.push(place);
+    }
+    next.set(key, { role, places, emptyDraws: 0 });
+  }
+  // More empty places than free seats: give up whole empty processes first, then the
+  // empty places at the ends of rows, last process first.
+  let excess = -free;
+  for (const { places } of next.values()) excess += places.filter((p) => p.pid === null).length;
+  const order = [...next.keys()].sort(byRoleThenName(next)).reverse();
+  for (const key of order) {
+    if (excess <= 0) break;
+    const { places } = next.get(key)!;
+    if (places.every((p) => p.pid === null)) {
+      next.delete(key);
+      excess -= places.length;
+    }
+  }
+  for (const key of order) {
+    const group = next.get(key);
+    if (!group) continue;
+    for (let i = group.places.length - 1; i >= 0 && excess > 0; i--) {
+      if (group.places[i]!.pid !== null) continue;
+      group.places.splice(i, 1);
+      excess--;
+    }
+  }
+  return next;
+}
+
+/** Processes in a fixed order: by role, then by name, `worker-2` before `worker-10`. */
+const byRoleThenName =
+  (groups: ReadonlyMap<string, { role: SeatRole }>) =>
+  (a: string, b: string): number =>
+    roleRank[groups.get(a)!.role] - roleRank[groups.get(b)!.role] || naturally(a, b);
 
 /** The seats' items: processes in a fixed order (by role, then name), free, reserved. */
 function seatItems(
@@ -360,7 +454,8 @@ function seatItems(
   open: number,
   max: number,
   cell: CellGeometry,
-): { items: Item[]; horizonGroup: string | null } {
+  previousPlaces: Places,
+): { items: Item[]; horizonGroup: string | null; places: Places } {
   const seatWidth = (label: string) =>
     Math.max(
       cell.compact ? 24 : 32,
@@ -382,28 +477,27 @@ function seatItems(
     groups.set(group, entry);
     if (s.pid === picture.clerk.horizonPid) horizonGroup = group;
   }
-  const items: Item[] = [...groups]
-    .sort(([a, ga], [b, gb]) => roleRank[ga.role] - roleRank[gb.role] || naturally(a, b))
-    .map(([key, g]) => ({
-      kind: 'group' as const,
-      key,
-      text: key,
-      role: g.role,
-      seats: g.sessions
-        .sort((a, b) => a.pid - b.pid)
-        .map((s) => {
-          const label = splitName(s.name).own;
-          return {
-            index: seatIndex.get(s.pid)!,
-            pid: s.pid,
-            width: seatWidth(label),
-            label,
-            reserved: false,
-          };
-        }),
-    }));
-  const taken = items.reduce((n, i) => n + (i.kind === 'group' ? i.seats.length : 0), 0);
-  const count = Math.max(0, open - taken);
+  const taken = [...groups.values()].reduce((n, g) => n + g.sessions.length, 0);
+  const places = assignPlaces(previousPlaces, groups, Math.max(0, open - taken));
+  let empty = 0;
+  const items: Item[] = [...places.keys()].sort(byRoleThenName(places)).map((key) => ({
+    kind: 'group' as const,
+    key,
+    text: key,
+    role: places.get(key)!.role,
+    seats: places.get(key)!.places.map(({ pid, label }) => {
+      if (pid === null) empty++;
+      return {
+        // A place left empty has no seat number: it is one of the free seats.
+        index: pid === null ? -1 : seatIndex.get(pid)!,
+        pid,
+        width: seatWidth(label),
+        label,
+        reserved: false,
+      };
+    }),
+  }));
+  const count = Math.max(0, open - taken - empty);
   items.push({
     kind: 'free',
     count,
@@ -425,7 +519,7 @@ function seatItems(
       seats: reserved,
     });
   }
-  return { items, horizonGroup };
+  return { items, horizonGroup, places };
 }
 
 /**
@@ -440,6 +534,7 @@ export function layoutCounter(
   width: number,
   previousDoor: ReadonlyMap<string, number> = new Map(),
   previousSeats: ReadonlyMap<number, number> = new Map(),
+  previousPlaces: Places = new Map(),
 ): CounterLayout {
   width = Math.max(240, Math.floor(width));
   const compact = width < 520;
@@ -479,9 +574,17 @@ export function layoutCounter(
     TITLE_FONT,
   );
   y = title.y - LINE + 8;
-  const { items, horizonGroup } = seatItems(picture, seatIndex, open, max, cell);
+  const { items, horizonGroup, places } = seatItems(
+    picture,
+    seatIndex,
+    open,
+    max,
+    cell,
+    previousPlaces,
+  );
   const seatOf = new Map<number, SeatBox>();
   const emptyReserved: SeatBox[] = [];
+  const emptyPlaces: EmptyPlace[] = [];
   const groups: GroupLabel[] = [];
   const desks: CounterLayout['desks'] = [];
   let free: FreeRun = { x: pad, y, width: 0, count: 0 };
@@ -526,7 +629,7 @@ export function layoutCounter(
         holdsHorizon: item.key === horizonGroup,
       });
     };
-    for (const seat of item.seats) {
+    for (const [i, seat] of item.seats.entries()) {
       if (x > labelAt && x + seat.width > inner) {
         // A process with more seats than a row holds goes on in the next row, named again.
         label(x - seatGap);
@@ -542,8 +645,9 @@ export function layoutCounter(
         reserved: seat.reserved,
         label: seat.label,
       };
-      if (seat.pid === null) emptyReserved.push(box);
-      else seatOf.set(seat.pid, box);
+      if (seat.pid !== null) seatOf.set(seat.pid, box);
+      else if (seat.reserved) emptyReserved.push(box);
+      else emptyPlaces.push({ ...box, key: `${item.key}#${i}`, group: item.key });
       x += seat.width + seatGap;
     }
     x = Math.max(x - seatGap, labelAt + labelWidth);
@@ -588,7 +692,9 @@ export function layoutCounter(
     cell,
     seatOf,
     seatIndex,
+    places,
     emptyReserved,
+    emptyPlaces,
     groups,
     free,
     desks,

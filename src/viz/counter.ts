@@ -21,8 +21,10 @@ import {
   type CellGeometry,
   type CounterLayout,
   type DoorFigure,
+  type EmptyPlace,
   type GroupLabel,
   type LegendItem,
+  type Places,
   type SeatBox,
   type TextLine,
 } from './counter-layout';
@@ -53,6 +55,8 @@ interface Occupant {
 const seatMemory = local<Map<number, number>>();
 /** Where each refused session stood at the door last time, per svg. */
 const doorMemory = local<Map<string, number>>();
+/** Each process's places on the counter last time, per svg. */
+const placeMemory = local<Places>();
 /** The motion setting of the previous draw, to stop transitions when it turns off. */
 const motionMemory = local<boolean>();
 
@@ -427,6 +431,27 @@ function drawCounterFrame(section: SVGGElement, layout: CounterLayout): void {
       setAttr(mark, 'x', d.width / 2);
       setAttr(mark, 'y', cell.chair.y + cell.chair.height / 2 + cell.font * 0.35);
       setAttr(mark, 'font-size', cell.font + 1);
+    });
+
+  // A place a process's session left: a free seat in the process's row, kept for its next.
+  select(part<SVGGElement>(section, 'g', 'vacant-seats'))
+    .selectChildren<SVGGElement, EmptyPlace>('g.vacant')
+    .data(layout.emptyPlaces, (d) => d.key)
+    .join((enter) => {
+      const g = enter.append('g').attr('class', 'vacant');
+      g.append('title');
+      g.append('rect').attr('class', 'free-block').attr('rx', 3);
+      return g;
+    })
+    .each(function (d) {
+      if (!changed(this, `${d.x}|${d.y}|${d.width}|${d.group}|${cell.compact}`)) return;
+      setAttr(this, 'transform', translate(d.x, d.y));
+      const [title, chair] = this.children as unknown as [Element, Element];
+      setText(title, `A free seat, where a session of ${d.group} sat (modelled)`);
+      setAttr(chair, 'x', 1);
+      setAttr(chair, 'y', cell.chair.y);
+      setAttr(chair, 'width', d.width - 2);
+      setAttr(chair, 'height', cell.chair.height);
     });
 
   const free = part<SVGGElement>(section, 'g', 'free-seats');
@@ -952,9 +977,16 @@ export function drawCounter(
   }
   motionMemory.set(svg, motion);
 
-  const layout = layoutCounter(picture, options.width, doorMemory.get(svg), seatMemory.get(svg));
+  const layout = layoutCounter(
+    picture,
+    options.width,
+    doorMemory.get(svg),
+    seatMemory.get(svg),
+    placeMemory.get(svg),
+  );
   doorMemory.set(svg, layout.door.slots);
   seatMemory.set(svg, layout.seatIndex);
+  placeMemory.set(svg, layout.places);
 
   const summary = summarise(picture);
   svg.classList.add('counter-picture');

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   assignDoorSlots,
   assignSeats,
+  GHOST_DRAWS,
   layoutCounter,
+  type CounterLayout,
   truncateMiddle,
   wrapText,
 } from '../../../src/viz/counter-layout';
@@ -96,6 +98,84 @@ describe('layoutCounter', () => {
       if (width === 1120) expect(layout.height).toBeLessThan(800);
       expect(layout.height).toBeGreaterThan(layout.seatsArea.bottom);
     }
+  });
+});
+
+describe('places on the counter', () => {
+  const parts = ['claim', 'heartbeat', 'handler'];
+  const worker = (w: number, p: number) =>
+    seated(100 * w + p, { name: `worker-${w}/${parts[p]}`, role: 'worker' });
+  const everyone = Array.from({ length: 12 }, (_, i) => worker(Math.floor(i / 3) + 1, i % 3));
+  /** Draws `seats` after `before`, as drawCounter does: each layout gets the last's memory. */
+  const next = (seats: typeof everyone, before?: CounterLayout, max = 20) =>
+    layoutCounter(
+      { ...emptyPicture(max, 2), seats },
+      1120,
+      before?.door.slots,
+      before?.seatIndex,
+      before?.places,
+    );
+  const at = (layout: CounterLayout) =>
+    new Map([...layout.seatOf].map(([pid, box]) => [pid, `${box.x},${box.y}`]));
+
+  it('a session leaving moves no one else: its place stays, a free seat in its process’s row', () => {
+    const first = next(everyone);
+    const left = worker(2, 1).pid;
+    const second = next(
+      everyone.filter((s) => s.pid !== left),
+      first,
+    );
+    for (const [pid, place] of at(second)) expect(place).toBe(at(first).get(pid));
+    const vacant = second.emptyPlaces;
+    expect(vacant).toHaveLength(1);
+    const { x, y, width } = first.seatOf.get(left)!;
+    expect(vacant[0]).toMatchObject({ group: 'worker-2', x, y, width, index: -1 });
+    // The free seats are the block's and the vacant place, 18 - 11 in all.
+    expect(second.free.count + vacant.length).toBe(18 - 11);
+    expect(second.groups.map((g) => [g.key, g.x, g.y])).toEqual(
+      first.groups.map((g) => [g.key, g.x, g.y]),
+    );
+  });
+
+  it('the next session of that process takes the place its last one left', () => {
+    const first = next(everyone);
+    const gone = worker(3, 0).pid;
+    const second = next(
+      everyone.filter((s) => s.pid !== gone),
+      first,
+    );
+    const back = seated(999, { name: 'worker-3/claim', role: 'worker' });
+    const third = next([...everyone.filter((s) => s.pid !== gone), back], second);
+    expect(third.emptyPlaces).toEqual([]);
+    const { x, y } = third.seatOf.get(back.pid)!;
+    expect(`${x},${y}`).toBe(at(first).get(gone));
+  });
+
+  it('a process gone keeps its places a while, then they are given up and the rows close up', () => {
+    const first = next(everyone);
+    const without = everyone.filter((s) => !s.name.startsWith('worker-1/'));
+    let layout = next(without, first);
+    expect(layout.groups.map((g) => g.key)).toContain('worker-1');
+    expect(layout.emptyPlaces.map((p) => p.group)).toEqual(['worker-1', 'worker-1', 'worker-1']);
+    for (let i = 0; i < GHOST_DRAWS; i++) layout = next(without, layout);
+    expect(layout.groups.map((g) => g.key)).not.toContain('worker-1');
+    expect(layout.emptyPlaces).toEqual([]);
+    expect(layout.free.count).toBe(18 - 9);
+    // worker-2 now sits where worker-1 sat.
+    expect(layout.seatOf.get(worker(2, 0).pid)!.x).toBe(first.seatOf.get(worker(1, 0).pid)!.x);
+  });
+
+  it('never draws more empty places than there are free seats', () => {
+    // 13 ordinary seats: when 12 are taken, one free seat is all the empty places may be.
+    const first = next(everyone, undefined, 15);
+    const fewer = everyone.filter((s) => !s.name.startsWith('worker-4/'));
+    const second = next(fewer, first, 15);
+    expect(second.emptyPlaces).toHaveLength(3);
+    const newcomers = [0, 1].map((i) => seated(500 + i, { name: `api-1/${i}`, role: 'api' }));
+    const third = next([...fewer, ...newcomers], second, 15);
+    expect(third.seatOf.size).toBe(11);
+    expect(third.emptyPlaces.length + third.free.count).toBe(13 - 11);
+    expect(third.emptyPlaces.length).toBeLessThanOrEqual(2);
   });
 });
 

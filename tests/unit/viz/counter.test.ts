@@ -51,6 +51,31 @@ describe('drawCounter', () => {
     expect(layout.groups.map((g) => g.text)).toEqual(['worker-1', 'reserved']);
   });
 
+  it('draws the place a session left as a free seat in its process’s row, and moves no one', () => {
+    const svg = newSvg();
+    const names = ['worker-1/claim', 'worker-1/heartbeat', 'worker-2/claim', 'worker-2/handler'];
+    const seats = names.map((name, i) => session(10 + i, { name }));
+    const many = (list: SeatedSession[]) => ({ ...emptyPicture(20, 3), seats: list });
+    drawCounter(svg, many(seats), still);
+    const where = () =>
+      new Map(
+        [...svg.querySelectorAll('g.occupant')].map((g) => [
+          g.getAttribute('data-pid'),
+          g.getAttribute('transform'),
+        ]),
+      );
+    const before = where();
+    drawCounter(svg, many(seats.filter((s) => s.pid !== 11)), still);
+    const after = where();
+    expect(after.size).toBe(3);
+    for (const [pid, transform] of after) expect(transform).toBe(before.get(pid));
+    const vacant = [...svg.querySelectorAll('g.vacant')];
+    expect(vacant).toHaveLength(1);
+    expect(vacant[0]!.getAttribute('transform')).toBe(before.get('11'));
+    expect(vacant[0]!.querySelector('title')!.textContent).toContain('worker-1');
+    expect(svg.querySelector('g.free-seats')!.getAttribute('data-free')).toBe(String(17 - 3 - 1));
+  });
+
   it('sits each process’s connections together under its name, each labelled in full', () => {
     const svg = newSvg();
     const names = ['worker-07/claim', 'api-1/pool-1', 'worker-07/heartbeat', 'worker-07/handler'];
