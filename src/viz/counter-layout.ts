@@ -3,9 +3,9 @@
  * counter with the door beside him, then the seats in rows, each process's seats together
  * under its name, the free seats as one counted block and the reserved seats last, then
  * the jobs strip and the legend. Each process keeps its places from one draw to the next
- * (`Places`), so a session coming or going moves no one else. Pure: text is measured by an estimate per character
- * (every label is either monospace or given room for wide letters), so the same layout
- * comes out under jsdom and in a browser.
+ * (`Places`), so while seats are free a session coming or going moves no one else. Pure:
+ * text is measured by an estimate per character (every label is either monospace or given
+ * room for wide letters), so the same layout comes out under jsdom and in a browser.
  */
 import type { CounterPicture, RefusedSession, SeatRole, SeatedSession } from './counter-picture';
 import { formatAge, formatCount, seatedCount, xidNumber } from './counter-describe';

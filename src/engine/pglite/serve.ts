@@ -85,10 +85,8 @@ export function makeWorkerServer(send: (reply: WorkerReply) => void) {
    */
   const noteEnded = (seq: number) => {
     ended.push(seq);
-    flush ??= setTimeout(() => {
-      flush = undefined;
-      if (ended.length) post({ type: 'news', callId: 0 });
-    }, 0);
+    // `post` clears the timer, so when it fires the ends are still waiting.
+    flush ??= setTimeout(() => post({ type: 'news', callId: 0 }), 0);
   };
 
   async function handle(request: WorkerRequest): Promise<unknown> {

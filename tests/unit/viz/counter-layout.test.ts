@@ -115,16 +115,14 @@ describe('places on the counter', () => {
       before?.seatIndex,
       before?.places,
     );
+  const allBut = (pid: number) => everyone.filter((s) => s.pid !== pid);
   const at = (layout: CounterLayout) =>
     new Map([...layout.seatOf].map(([pid, box]) => [pid, `${box.x},${box.y}`]));
 
   it('a session leaving moves no one else: its place stays, a free seat in its process’s row', () => {
     const first = next(everyone);
     const left = worker(2, 1).pid;
-    const second = next(
-      everyone.filter((s) => s.pid !== left),
-      first,
-    );
+    const second = next(allBut(left), first);
     for (const [pid, place] of at(second)) expect(place).toBe(at(first).get(pid));
     const vacant = second.emptyPlaces;
     expect(vacant).toHaveLength(1);
@@ -140,12 +138,9 @@ describe('places on the counter', () => {
   it('the next session of that process takes the place its last one left', () => {
     const first = next(everyone);
     const gone = worker(3, 0).pid;
-    const second = next(
-      everyone.filter((s) => s.pid !== gone),
-      first,
-    );
+    const second = next(allBut(gone), first);
     const back = seated(999, { name: 'worker-3/claim', role: 'worker' });
-    const third = next([...everyone.filter((s) => s.pid !== gone), back], second);
+    const third = next([...allBut(gone), back], second);
     expect(third.emptyPlaces).toEqual([]);
     const { x, y } = third.seatOf.get(back.pid)!;
     expect(`${x},${y}`).toBe(at(first).get(gone));

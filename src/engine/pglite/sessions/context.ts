@@ -211,14 +211,12 @@ export interface LayerOptions {
 /** Journal entries, or bytes of them, after which a checkpoint is taken (checkpoint.ts). */
 export interface CheckpointLimits {
   /**
-   * At the first quiet moment (`quietMs` with no call) at which the layer allows one and
-   * no transaction is prepared.
+   * At the first quiet moment (journal.ts, `quietMs` with no call) at which the layer
+   * allows one and no transaction is prepared.
    */
   after: { entries: number; bytes: number };
   /** Once the layer allows one, busy or not, prepared transactions or not. */
   anyway: { entries: number; bytes: number };
-  /** How long the layer must go without a call for a moment to count as quiet (50 ms). */
-  quietMs?: number;
 }
 
 /** Everything the layer knows, shared by its modules; only the layer's calls change it. */

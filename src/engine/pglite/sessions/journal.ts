@@ -67,12 +67,14 @@ export function serial<T>(
 
 /** Layers with a checkpoint queued. */
 const checkpointQueued = new WeakSet<LayerContext>();
+/** How long the layer must go without a call for a moment to count as quiet. */
+const quietMs = 50;
 /** Per layer: the timer of a checkpoint waiting for a quiet moment. */
 const quietTimers = new WeakMap<LayerContext, ReturnType<typeof setTimeout>>();
 
 /**
  * After a journaled call: queues a checkpoint if one is due at once, or waits for a quiet
- * moment (`CheckpointLimits.quietMs` with no further call) if one is due then. A busy run
+ * moment (`quietMs` with no further call) if one is due then. A busy run
  * of calls (a counter at 8×, a loop of statements) so pays for a dump only once the
  * journal is long, and a reader at the console never waits behind one they did not cause.
  */
@@ -85,7 +87,7 @@ function checkpointWhenDue(ctx: LayerContext): void {
     const timer = setTimeout(() => {
       quietTimers.delete(ctx);
       if (checkpointDue(ctx)) checkpointSoon(ctx);
-    }, ctx.checkpoints.quietMs ?? 50);
+    }, quietMs);
     (timer as { unref?: () => void }).unref?.();
     quietTimers.set(ctx, timer);
   }
