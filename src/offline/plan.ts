@@ -84,6 +84,13 @@ export interface FetchedMessage {
   urls: string[];
 }
 
+/**
+ * The performance mark a page sets for files one of its workers fetched (the engine's
+ * download worker), which the page's own timeline of resources does not list; its detail
+ * is `{ urls }`. register.ts reports them with the rest.
+ */
+export const fetchedByWorkerMark = 'seat-ledger:fetched-by-worker';
+
 /** Service worker → page: what is kept for reading offline now. */
 export interface OfflineStatusMessage {
   type: 'seat-ledger:offline';

@@ -1,11 +1,11 @@
 // The page's side of reading offline (see service-worker.ts). Once a demo on the page has
 // started its engine (and the page has had a moment to show it), this registers the
 // service worker, which keeps every page and asset; then it tells the worker which files
-// the page fetched before the worker answered for it (the engine's, on a first visit), so
-// the worker keeps those too. A reader who never runs a demo downloads nothing extra.
+// the page fetched before the worker answered for it (the engine's, on a first visit, which
+// the engine's download worker marks), so the worker keeps those too. A reader who never runs a demo downloads nothing extra.
 // <html data-offline="site|engine"> says what is kept. Nothing here runs in `astro dev`,
 // which has no sw.js.
-import type { FetchedMessage, OfflineStatusMessage } from './plan';
+import { fetchedByWorkerMark, type FetchedMessage, type OfflineStatusMessage } from './plan';
 
 /** The site's base path, `/` or e.g. `/seat-ledger/`: the service worker's address and scope. */
 const base = import.meta.env.BASE_URL.replace(/\/?$/, '/');
@@ -44,11 +44,18 @@ function onFetched(report: (urls: string[]) => void): void {
   const observer = new PerformanceObserver((list) => {
     const urls = list
       .getEntries()
-      .map((entry) => entry.name)
+      .flatMap((entry) =>
+        entry.entryType === 'mark'
+          ? entry.name === fetchedByWorkerMark
+            ? ((entry as PerformanceMark).detail as { urls: string[] }).urls
+            : []
+          : [entry.name],
+      )
       .filter((url) => url.startsWith(location.origin));
     if (urls.length) report(urls);
   });
   observer.observe({ type: 'resource', buffered: true });
+  observer.observe({ type: 'mark', buffered: true });
 }
 
 async function keepForOffline(): Promise<void> {

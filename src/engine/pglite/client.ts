@@ -1,127 +1,111 @@
 // The browser's PGlite engine: a Web Worker driven from the main thread (worker-engine.ts).
-// The WASM module and start files are fetched and compiled once per page and handed to
-// each worker, so a restart costs a boot, not a download.
+// The WASM module and start files are fetched and compiled once per page (loader.ts) and
+// handed to each worker, so a restart costs a boot, not a download.
+import { fetchedByWorkerMark } from '../../offline/plan';
 import type { PageEngine } from '../page';
 import { engineAssetUrls } from './assets';
-import type { BootArtifacts, WorkerReply, WorkerRequest } from './messages';
+import type {
+  BootArtifacts,
+  LoaderReply,
+  LoaderRequest,
+  WorkerReply,
+  WorkerRequest,
+} from './messages';
 import { makeWorkerEngine, type Progress, type WorkerHost } from './worker-engine';
 
-/** A copy of `response` whose body reports bytes as they pass through, and its end. */
-function counted(response: Response, onBytes: (n: number) => void, onEnd: () => void): Response {
-  if (!response.ok) throw new Error(`${response.url} answered ${response.status}`);
-  const counter = new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      onBytes(chunk.byteLength);
-      controller.enqueue(chunk);
-    },
-    flush: onEnd,
+/** The engine's files, downloaded by loader.ts, which keeps the data directory. */
+interface Downloaded {
+  /** What the first worker boots from. */
+  artifacts: BootArtifacts & { dataDir: ArrayBuffer };
+  /** A copy of the data directory's bytes, for a later worker. */
+  copy(): Promise<ArrayBuffer>;
+}
+
+let download: Promise<Downloaded> | undefined;
+/** Whether the downloaded bytes went to a worker: from then on workers get copies. */
+let bytesGiven = false;
+
+/**
+ * Fetches what workers boot from, once per page, in a worker of its own (loader.ts):
+ * counting, gunzipping and compiling there, so the page's thread only hears progress.
+ * Marks `seat-ledger:downloaded` and `seat-ledger:compiled` for the benchmark.
+ */
+function downloadOnce(onProgress: Progress): Promise<Downloaded> {
+  download ??= new Promise<Downloaded>((resolve, reject) => {
+    const loader = new Worker(new URL('./loader.ts', import.meta.url), {
+      type: 'module',
+      name: 'engine-files',
+    });
+    /** Copies asked for and not yet given, in order. */
+    const copies: { resolve(bytes: ArrayBuffer): void; reject(error: Error): void }[] = [];
+    const fail = (message: string) => {
+      loader.terminate();
+      download = undefined; // the next start downloads again
+      const error = new Error(message);
+      reject(error); // nothing, once resolved
+      for (const copy of copies.splice(0)) copy.reject(error);
+    };
+    const copy = () =>
+      new Promise<ArrayBuffer>((resolve, reject) => {
+        copies.push({ resolve, reject });
+        loader.postMessage({ type: 'copy' } satisfies LoaderRequest);
+      });
+    loader.onmessage = ({ data: reply }: MessageEvent<LoaderReply>) => {
+      switch (reply.type) {
+        case 'progress':
+          onProgress({ step: 'download', ...reply });
+          return;
+        case 'downloaded':
+          performance.mark('seat-ledger:downloaded');
+          onProgress({ step: 'compile' });
+          return;
+        case 'loaded':
+          performance.mark(fetchedByWorkerMark, { detail: { urls: reply.urls } });
+          performance.mark('seat-ledger:compiled');
+          resolve({ artifacts: reply.artifacts, copy });
+          return;
+        case 'copy':
+          copies.shift()?.resolve(reply.dataDir);
+          return;
+        case 'failed':
+          fail(reply.message);
+      }
+    };
+    loader.onerror = (event) => {
+      event.preventDefault();
+      fail(`The engine's download failed: ${event.message || 'its worker did not load'}.`);
+    };
+    loader.postMessage({
+      type: 'download',
+      urls: absolute(engineAssetUrls(import.meta.env.BASE_URL)),
+      builtBytes: typeof __ENGINE_BYTES__ === 'number' ? __ENGINE_BYTES__ : 0,
+    } satisfies LoaderRequest);
   });
-  return new Response(response.body!.pipeThrough(counter), { headers: response.headers });
+  return download;
 }
 
 /**
- * The bytes the engine's bodies will hold. A host that compresses them (`Content-Encoding`)
- * sends the compressed length, but the body is read decompressed: then the build's own
- * figure for the three files (astro.config.mjs) is the one to count towards.
+ * What the next worker boots from. The first gets the downloaded data directory, later
+ * ones (a Reset, the watchdog's replacement) a copy made in loader.ts: either way the
+ * bytes are handed over with the boot, never copied on the page's thread.
  */
-function expectedBytes(responses: Response[]): number {
-  const encoded = responses.some(
-    (r) => (r.headers.get('content-encoding') ?? 'identity') !== 'identity',
-  );
-  const built = typeof __ENGINE_BYTES__ === 'number' ? __ENGINE_BYTES__ : 0;
-  if (encoded && built > 0) return built;
-  return responses.reduce((sum, r) => sum + Number(r.headers.get('content-length') ?? 0), 0);
-}
-
-/**
- * The data directory's tar, gunzipped as it arrives (when it is gzipped: a host may have
- * unpacked it already, sending it with `Content-Encoding: gzip`), so the worker does not
- * spend its boot on it. Its bytes stay on this thread, and each worker gets a copy with
- * its boot: a Blob would go to the browser's blob store and be read back from there by
- * the worker, 50-150 ms of its boot.
- */
-async function plainTar(response: Response): Promise<ArrayBuffer> {
-  const reader = response.body!.getReader();
-  const first = await reader.read();
-  const head = first.value ?? new Uint8Array();
-  const whole = new ReadableStream<Uint8Array>({
-    start(controller) {
-      if (head.byteLength) controller.enqueue(head);
-      if (first.done) controller.close();
-    },
-    async pull(controller) {
-      const { done, value } = await reader.read();
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
-    cancel: (reason) => reader.cancel(reason),
-  });
-  const gzipped = head[0] === 0x1f && head[1] === 0x8b;
-  // DOM's types take any BufferSource in; these chunks are all Uint8Array.
-  const gunzip = new DecompressionStream('gzip') as ReadableWritablePair<Uint8Array, Uint8Array>;
-  return new Response(gzipped ? whole.pipeThrough(gunzip) : whole).arrayBuffer();
-}
-
-let artifacts: Promise<BootArtifacts> | undefined;
-
-/**
- * Fetches what a worker boots from, once per page, compiling the WASM while it streams
- * in. Marks `seat-ledger:downloaded` and `seat-ledger:compiled` for the benchmark.
- */
-function loadArtifacts(onProgress: Progress): Promise<BootArtifacts> {
-  artifacts ??= (async () => {
-    const urls = engineAssetUrls(import.meta.env.BASE_URL);
-    const responses = await Promise.all(
-      [urls.wasm, urls.fsBundle, urls.dataDir].map((url) => fetch(url)),
-    );
-    const totalBytes = expectedBytes(responses);
-    let loadedBytes = 0;
-    let reportedAt = -Infinity;
-    const report = () => {
-      reportedAt = performance.now();
-      onProgress({ step: 'download', loadedBytes, totalBytes: Math.max(totalBytes, loadedBytes) });
-    };
-    const onBytes = (n: number) => {
-      loadedBytes += n;
-      // Chunks come thousands at a time; ten reports a second are plenty for a reader.
-      if (performance.now() - reportedAt >= 100) report();
-    };
-    let bodiesLeft = responses.length;
-    const onEnd = () => {
-      if (--bodiesLeft > 0) return;
-      report();
-      performance.mark('seat-ledger:downloaded');
-      onProgress({ step: 'compile' });
-    };
-    const [wasm, fsBundle, dataDir] = responses.map((r) => counted(r, onBytes, onEnd));
-    const [wasmModule, fsBlob, dataBlob] = await Promise.all([
-      // Streaming compilation needs the right content type; some hosts send another.
-      wasm!.headers.get('content-type')?.startsWith('application/wasm')
-        ? WebAssembly.compileStreaming(wasm!)
-        : wasm!.arrayBuffer().then((bytes) => WebAssembly.compile(bytes)),
-      fsBundle!.blob(),
-      plainTar(dataDir!),
-    ]);
-    performance.mark('seat-ledger:compiled');
-    return { wasmModule, fsBundle: fsBlob, dataDir: dataBlob };
-  })();
-  artifacts.catch(() => (artifacts = undefined)); // a failed download may be retried
+async function loadArtifacts(onProgress: Progress): Promise<BootArtifacts> {
+  const { artifacts, copy } = await downloadOnce(onProgress);
+  if (bytesGiven) return { ...artifacts, dataDir: await copy() };
+  bytesGiven = true;
   return artifacts;
 }
 
-/**
- * Posts `request` to `worker`. A boot's data directory (26 MB, kept here for the next
- * worker) goes as a copy the worker takes over, not cloned by the message: cloning it cost
- * the page one frame of 400 ms when the watchdog replaced a worker, where a copy is a
- * memcpy of a few ms.
- */
+/** `urls` resolved against the page, as a worker (whose base is its script) needs them. */
+function absolute<T extends Record<string, string>>(urls: T): T {
+  const entries = Object.entries(urls).map(([k, url]) => [k, new URL(url, location.href).href]);
+  return Object.fromEntries(entries) as T;
+}
+
+/** Posts `request` to `worker`; a boot's data directory bytes are handed over, not cloned. */
 function postRequest(worker: Worker, request: WorkerRequest): void {
-  if (request.type !== 'boot' || !(request.artifacts.dataDir instanceof ArrayBuffer)) {
-    worker.postMessage(request);
-    return;
-  }
-  const dataDir = request.artifacts.dataDir.slice(0);
-  worker.postMessage({ ...request, artifacts: { ...request.artifacts, dataDir } }, [dataDir]);
+  const bytes = request.type === 'boot' ? request.artifacts.dataDir : undefined;
+  worker.postMessage(request, bytes instanceof ArrayBuffer ? [bytes] : []);
 }
 
 /** The browser's workers: module Web Workers, booted from files fetched once per page. */

@@ -15,10 +15,39 @@ export interface BootArtifacts {
   fsBundle: Blob;
   /**
    * The prepared data directory (see scripts/build-datadir.ts): a tar, gzipped or not, as
-   * Node reads the file, or the browser's bytes, gunzipped as they arrived (client.ts).
+   * Node reads the file, or the browser's bytes, gunzipped as they arrived (loader.ts).
    */
   dataDir: Blob | ArrayBuffer;
 }
+
+/**
+ * Page → loader.ts: download the three files (their addresses, and their size as the build
+ * measured it), then, for each later worker, a copy of the data directory.
+ */
+export type LoaderRequest =
+  | {
+      type: 'download';
+      urls: { wasm: string; fsBundle: string; dataDir: string };
+      /** The files' bytes on disk (astro.config.mjs), counted towards when a host compresses. */
+      builtBytes: number;
+    }
+  | { type: 'copy' };
+
+/** loader.ts → page: progress while the files download, then what a worker boots from. */
+export type LoaderReply =
+  | { type: 'progress'; loadedBytes: number; totalBytes: number }
+  /** Every byte arrived; the WASM may still be compiling. */
+  | { type: 'downloaded' }
+  /** The data directory as bytes, handed over for the first worker's boot. */
+  | {
+      type: 'loaded';
+      artifacts: BootArtifacts & { dataDir: ArrayBuffer };
+      /** The addresses fetched, as the responses give them (reading offline keeps them). */
+      urls: string[];
+    }
+  /** A copy of the data directory, handed over for a later worker's boot. */
+  | { type: 'copy'; dataDir: ArrayBuffer }
+  | { type: 'failed'; message: string };
 
 /** What a replacement worker rebuilds after the watchdog (or Stop) ended a busy one. */
 export interface Restore {
