@@ -6,6 +6,7 @@
 // of CPU. So beside the gap, the trace gives each main-thread task's time on the CPU
 // (`tdur`), which other processes do not stretch: the page's own part of a gap.
 import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { startGapSampling, stopGapSampling } from './console-driver';
 
 /** What one measure saw, in ms. */
@@ -73,4 +74,25 @@ export async function idleGap(page: Page, ms = 1000): Promise<number> {
   await startGapSampling(page);
   await page.waitForTimeout(ms);
   return stopGapSampling(page);
+}
+
+/** The budget for the page's own longest task, in CPU ms: a reader notices more. */
+export const taskBudgetMs = 200;
+
+/**
+ * A gap between frames past which a page reads as frozen, whatever else the machine runs: a
+ * statement that blocked the page would hold it for seconds.
+ */
+export const frozenGapMs = 1000;
+
+/**
+ * Holds what `measureFrames` saw to the page staying responsive: its own longest task
+ * within `taskBudgetMs` of CPU, and no gap a reader would take for a frozen page. The gap
+ * alone is not held to a frame's budget: on a shared 2-core machine it holds what other
+ * processes do (gaps of 230 ms seen with the page's longest task at 30 ms of CPU).
+ */
+export function expectResponsive(frames: Frames, what: string): void {
+  const seen = `${what} (gap ${frames.gapMs.toFixed(0)} ms, task ${frames.taskCpuMs.toFixed(0)} ms of CPU)`;
+  expect(frames.taskCpuMs, `${seen}: the page's longest task`).toBeLessThan(taskBudgetMs);
+  expect(frames.gapMs, `${seen}: the largest gap between frames`).toBeLessThan(frozenGapMs);
 }
