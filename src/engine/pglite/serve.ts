@@ -104,10 +104,15 @@ export function makeWorkerServer(send: (reply: WorkerReply) => void) {
         ...(request.checkpoints ? { checkpoints: request.checkpoints } : {}),
         watch: {
           journal: (entry) => journal.push(entry),
-          // Every statement's news crosses, so the page knows which one Stop must end;
-          // only a guarded one sets the watchdog's timer.
-          statement: ({ done, ...event }) =>
-            done ? noteEnded(event.seq) : post({ type: 'statement', callId: 0, ...event }),
+          // A statement's news crosses so the page knows which one Stop must end; only a
+          // guarded one sets the watchdog's timer. A quiet one sends none, but what is
+          // waiting goes first: the page must not take an ended statement for the one
+          // running, nor a call waiting in the layer for a busy one.
+          statement: ({ done, quiet, ...event }) => {
+            if (done) noteEnded(event.seq);
+            else if (!quiet) post({ type: 'statement', callId: 0, ...event });
+            else if (ended.length || journal.length) post({ type: 'news', callId: 0 });
+          },
           checkpoint: (checkpoint) => post({ type: 'checkpoint', callId: 0, checkpoint }),
         },
       });

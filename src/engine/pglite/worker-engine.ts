@@ -185,10 +185,14 @@ class WatchedWorkerEngine implements WorkerEngine {
       if (!query) return { kind: 'not-running' };
       const running = this.running;
       const own = running?.sessionId === session.id ? running : null;
-      // Not started yet: queued behind other work (another session's statement that
-      // PostgreSQL is busy with, say); a cancel call would wait behind it too.
-      const queued = !own && !this.journaledIds.has(query.callId);
-      if (!own && !queued) break;
+      // Journaled and unanswered: waiting for a lock or sleeping in the layer.
+      if (!own && this.journaledIds.has(query.callId)) break;
+      // With no news of its statement, the call is running (its first statement goes out
+      // quietly, see watchdog.ts, `runReader`) unless another session's statement is, or
+      // a call sent before it is unfinished: then it is queued behind that work, and a
+      // cancel call would wait behind it too. Either way it is withdrawn, which is what
+      // cancelling its first statement does.
+      const queued = !own && (running !== null || this.unfinishedBefore(query.callId));
       // A statement that has only just started (or been sent) is let run a moment: most
       // end within it, and a replacement costs a replay.
       const left = stopGraceMs - (performance.now() - (own ? own.since : query.sentAt));
@@ -198,7 +202,7 @@ class WatchedWorkerEngine implements WorkerEngine {
       }
       if (own) this.replace({ cancelled: own.seq });
       else this.replace({ withdrawn: query.callId });
-      return { kind: 'replaced', queued: !own };
+      return { kind: 'replaced', queued };
     }
     // Waiting for a lock or sleeping in the layer: the layer cancels it.
     const cancelled = await this.call('cancel', session.id);
@@ -220,6 +224,15 @@ class WatchedWorkerEngine implements WorkerEngine {
     const ended = this.shutDown('The engine was closed.', 'closed');
     this.booting = undefined;
     await ended;
+  }
+
+  /** Whether a layer call sent before `callId` has neither been answered nor journaled. */
+  private unfinishedBefore(callId: number): boolean {
+    for (const [id, { request }] of this.pending) {
+      if (id >= callId || request.type !== 'call' || request.method === 'listSessions') continue;
+      if (!this.journaledIds.has(id)) return true;
+    }
+    return false;
   }
 
   /** Session `id`'s query call not yet answered, if it has one. */

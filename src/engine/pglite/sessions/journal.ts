@@ -9,7 +9,7 @@ import { openSession } from './slots';
 import { withdraw } from './stop';
 import { expire } from './timers';
 import { cancelWait } from './waiting';
-import { endCall } from './watchdog';
+import { beginCall, endCall } from './watchdog';
 
 /** One call to the layer as its journal keeps it: enough to make it again, in order. */
 export type LayerCall =
@@ -48,6 +48,7 @@ export function serial<T>(
 ): Promise<T> {
   const run = async () => {
     ctx.now = at ?? ctx.clock();
+    beginCall(ctx, call);
     try {
       await expire(ctx);
       return await fn();

@@ -2,7 +2,7 @@
 import { readerCaps, type BackendReply } from '../backend';
 import { toSimNames } from '../sim-schema';
 import type { LayerContext, SessionRecord } from './context';
-import type { JournalEntry } from './journal';
+import type { JournalEntry, LayerCall } from './journal';
 import type { LayerCheckpoint } from './checkpoint';
 import { mayMeetPreparedLock } from './lock-reach';
 
@@ -13,8 +13,15 @@ export interface LayerWatch {
   /**
    * A reader's statement, number `seq`, is about to go to the backend (`guarded`: it could
    * meet a lock a parked transaction holds, so it might wait), or it came back (`done`).
+   * A `quiet` start needs no news of its own (see `runReader`).
    */
-  statement(event: { seq: number; sessionId: number; guarded: boolean; done: boolean }): void;
+  statement(event: {
+    seq: number;
+    sessionId: number;
+    guarded: boolean;
+    done: boolean;
+    quiet?: boolean;
+  }): void;
   /** The journal so far is no longer needed: a recovery starts from `checkpoint`. */
   checkpoint?(checkpoint: LayerCheckpoint): void;
 }
@@ -45,9 +52,22 @@ export function isCancelled(ctx: LayerContext, s: SessionRecord, seq: number): b
   return sessions?.has(s.id) ?? false;
 }
 
+/**
+ * Per layer: the session whose query call is running, until the call's first reader
+ * statement goes out (`runReader`).
+ */
+const callSession = new WeakMap<LayerContext, number>();
+
+/** Notes the call that starts now (journal.ts, `serial`). */
+export function beginCall(ctx: LayerContext, call: LayerCall | undefined): void {
+  if (call?.method === 'query') callSession.set(ctx, call.args[0]);
+  else callSession.delete(ctx);
+}
+
 /** Forgets the cancellations of the call that just ended (journal.ts, `serial`). */
 export function endCall(ctx: LayerContext): void {
   cancelledInCall.delete(ctx);
+  callSession.delete(ctx);
 }
 
 /** Sends the cancel in place of `s`'s statement, in `s`'s transaction as it stands. */
@@ -73,10 +93,16 @@ export async function runReader(
   if (ctx.replaying || !watch) return backend.run(toSimNames(sql), params, readerCaps);
   // Only a lock held by a transaction set aside with PREPARE TRANSACTION can make PGlite's
   // one backend wait (the waits a transaction without locks would make are refused before:
-  // a DEFERRABLE snapshot, CREATE INDEX CONCURRENTLY). Every statement's news crosses, so
-  // the page knows which one to stop; only a guarded one sets the watchdog's timer.
+  // a DEFERRABLE snapshot, CREATE INDEX CONCURRENTLY). A statement's news crosses so the
+  // page knows which one to stop; only a guarded one sets the watchdog's timer.
   const guarded = await mayMeetPreparedLock(ctx, s, sql);
-  watch.statement({ seq, sessionId: s.id, guarded, done: false });
+  // The first statement of a session's own call is quiet unless guarded: Stop takes a call
+  // it has no news of, and that nothing unfinished was sent before, for the one running,
+  // and withdraws it (worker-engine.ts), which is what cancelling its first statement does.
+  // Most calls are one statement, so most cost the page one message, not two.
+  const quiet = !guarded && callSession.get(ctx) === s.id;
+  callSession.delete(ctx);
+  watch.statement({ seq, sessionId: s.id, guarded, done: false, quiet });
   try {
     return await backend.run(toSimNames(sql), params, readerCaps);
   } finally {
