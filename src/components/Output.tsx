@@ -3,7 +3,14 @@
 // the scenario player both show output this way.
 import { useMemo } from 'react';
 import type { Notice, PgErrorFields, StatementResult } from '../engine/types';
-import { commandTag, keptRows, keptNotices, messageLines, noticeText } from './console-text';
+import {
+  cellText,
+  commandTag,
+  keptRows,
+  keptNotices,
+  messageLines,
+  noticeText,
+} from './console-text';
 import { formatErrorPointer, locateErrorPosition } from './error-position';
 
 /**
@@ -81,7 +88,7 @@ function ResultView({
                         ) : marks.has(value ?? '') ? (
                           <mark>{value}</mark>
                         ) : (
-                          (value ?? '')
+                          <Cell value={value ?? ''} />
                         )}
                       </td>
                     );
@@ -96,6 +103,18 @@ function ResultView({
         <p className="row-limit">{keptRows(result, ROW_LIMIT)}</p>
       ) : null}
     </div>
+  );
+}
+
+/** A value, cut at `CELL_CHARS` characters with the words for the rest. */
+function Cell({ value }: { value: string }) {
+  const { shown, more } = cellText(value);
+  if (more === undefined) return shown;
+  return (
+    <>
+      {shown}
+      <span className="cell-limit">{more}</span>
+    </>
   );
 }
 
