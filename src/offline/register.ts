@@ -2,7 +2,8 @@
 // started its engine (and the page has had a moment to show it), this registers the
 // service worker, which keeps every page and asset; then it tells the worker which files
 // the page fetched before the worker answered for it (the engine's, on a first visit, which
-// the engine's download worker marks), so the worker keeps those too. A reader who never runs a demo downloads nothing extra.
+// the engine's download worker marks), so the worker keeps those too. A reader who never
+// runs a demo downloads nothing extra.
 // <html data-offline="site|engine"> says what is kept. Nothing here runs in `astro dev`,
 // which has no sw.js.
 import { fetchedByWorkerMark, type FetchedMessage, type OfflineStatusMessage } from './plan';

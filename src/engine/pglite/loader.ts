@@ -89,7 +89,6 @@ async function download(
 ): Promise<{
   artifacts: BootArtifacts & { dataDir: ArrayBuffer };
   tar: Uint8Array<ArrayBuffer>[];
-  urls: string[];
 }> {
   const responses = await Promise.all(
     [urls.wasm, urls.fsBundle, urls.dataDir].map((u) => fetch(u)),
@@ -121,11 +120,7 @@ async function download(
     fsBundle!.blob(),
     plainTar(dataDir!),
   ]);
-  return {
-    artifacts: { wasmModule, fsBundle: fsBlob, dataDir: joined(tar) },
-    tar,
-    urls: responses.map((r) => r.url),
-  };
+  return { artifacts: { wasmModule, fsBundle: fsBlob, dataDir: joined(tar) }, tar };
 }
 
 const post = (reply: LoaderReply) => self.postMessage(reply);
@@ -140,11 +135,9 @@ self.onmessage = async ({ data: request }: MessageEvent<LoaderRequest>) => {
     return;
   }
   try {
-    const { artifacts, tar, urls } = await download(request, post);
+    const { artifacts, tar } = await download(request, post);
     kept = tar;
-    self.postMessage({ type: 'loaded', artifacts, urls } satisfies LoaderReply, [
-      artifacts.dataDir,
-    ]);
+    self.postMessage({ type: 'loaded', artifacts } satisfies LoaderReply, [artifacts.dataDir]);
   } catch (error) {
     post({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
   }

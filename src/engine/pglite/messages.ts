@@ -39,12 +39,7 @@ export type LoaderReply =
   /** Every byte arrived; the WASM may still be compiling. */
   | { type: 'downloaded' }
   /** The data directory as bytes, handed over for the first worker's boot. */
-  | {
-      type: 'loaded';
-      artifacts: BootArtifacts & { dataDir: ArrayBuffer };
-      /** The addresses fetched, as the responses give them (reading offline keeps them). */
-      urls: string[];
-    }
+  | { type: 'loaded'; artifacts: BootArtifacts & { dataDir: ArrayBuffer } }
   /** A copy of the data directory, handed over for a later worker's boot. */
   | { type: 'copy'; dataDir: ArrayBuffer }
   | { type: 'failed'; message: string };
