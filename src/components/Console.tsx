@@ -1,4 +1,13 @@
-import { memo, useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
+import {
+  memo,
+  useCallback,
+  useEffect,
+  useId,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+} from 'react';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { PostgreSQL, sql } from '@codemirror/lang-sql';
 import { bracketMatching, indentOnInput, syntaxHighlighting } from '@codemirror/language';
@@ -791,12 +800,18 @@ function SessionBar({
   const renameRef = useRef<HTMLButtonElement>(null);
   const inputId = useId();
 
+  // Focus returns to Rename in the same commit that removes the field, so a key pressed
+  // right after Save reaches Rename, not the page.
+  const wasEditing = useRef(false);
+  useLayoutEffect(() => {
+    if (wasEditing.current && !editing) renameRef.current?.focus();
+    wasEditing.current = editing;
+  }, [editing]);
+
   const finish = (save: boolean) => {
     const label = draft.trim();
     if (save && label) onRename(label);
     setEditing(false);
-    // Focus returns to Rename once the field is gone.
-    setTimeout(() => renameRef.current?.focus(), 0);
   };
 
   return (

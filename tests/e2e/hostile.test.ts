@@ -415,6 +415,16 @@ describe('hostile input', () => {
   });
 
   describe('moment links', () => {
+    // A browser of their own: the items before leave the first one busy (two hundred tabs,
+    // terminated sessions), and a moment link is a reader's first visit.
+    let site: Awaited<ReturnType<typeof startSite>>;
+    beforeAll(async () => {
+      site = await startSite();
+    });
+    afterAll(async () => {
+      await site?.close();
+    });
+
     it('a moment ten hours on is replayed only to ten minutes, with Reset disabled, and can be cancelled', async () => {
       const page = await site.newPage();
       const moment = momentSearch({
