@@ -82,6 +82,74 @@ async function afterACommit(engine: Engine) {
   return { goesOn };
 }
 
+/**
+ * The first writer must go on after another transaction committed a write to `table`
+ * (`shelf`, which it never read, or `tray`, which it did), or changed the catalog.
+ */
+async function afterACommitTo(engine: Engine, what: 'shelf' | 'tray' | 'catalog') {
+  const [a, b] = await scene(engine, 'a', 'b');
+  await a!.query(
+    'DROP TABLE IF EXISTS shelf; CREATE TABLE shelf (id int PRIMARY KEY, n int NOT NULL); ' +
+      'INSERT INTO shelf VALUES (1, 0)',
+  );
+  await a!.query('BEGIN; UPDATE tray SET v = v + 1 WHERE id <= 2');
+  const wrote = await answer(a!, 'SELECT id, v FROM tray WHERE v > 0 ORDER BY id');
+  const other = {
+    shelf: 'UPDATE shelf SET n = n + 1 RETURNING n',
+    tray: 'UPDATE tray SET v = 5 WHERE id = 4 RETURNING v',
+    catalog: 'CREATE TABLE crate (id int) ; SELECT 1',
+  }[what];
+  const committed = await answer(b!, other);
+  const goesOn = await answer(a!, 'UPDATE tray SET v = v * 10 WHERE id IN (1, 3) RETURNING id, v');
+  const locked = await answer(b!, 'SELECT id FROM tray WHERE id = 1 FOR UPDATE NOWAIT');
+  await a!.query('COMMIT').catch(() => {});
+  const rows = await answer(b!, 'SELECT id, v FROM tray ORDER BY id');
+  await b!.query('DROP TABLE IF EXISTS shelf, crate');
+  await closeAll([a!, b!]);
+  return { wrote, committed, goesOn, locked, rows };
+}
+
+/** The first claim skipped a row whose holder then committed, having written nothing. */
+async function skippedHolderCommitted(engine: Engine) {
+  const [a, b] = await scene(engine, 'a', 'b');
+  await b!.query('BEGIN; SELECT id FROM tray WHERE id = 1 FOR UPDATE');
+  const claimed = await answer(
+    a!,
+    'BEGIN; SELECT id FROM tray ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1',
+  );
+  await b!.query('COMMIT');
+  const goesOn = await answer(a!, 'UPDATE tray SET v = 9 WHERE id = 2 RETURNING v');
+  await a!.query('ROLLBACK').catch(() => {});
+  await closeAll([a!, b!]);
+  return { claimed, goesOn };
+}
+
+/**
+ * Two transactions lock each other's table, each having SET its deadlock_timeout inside
+ * it: the one that waited first waits 100 s, the other 50 ms, so the second one's check
+ * finds the deadlock and its statement fails; the first gets its lock once the second
+ * rolls back, after another transaction committed (so it goes on as a replay).
+ */
+async function ownDeadlockTimeout(engine: Engine) {
+  const [a, b, c] = await scene(engine, 'a', 'b', 'c');
+  await a!.query(
+    'DROP TABLE IF EXISTS lid; CREATE TABLE lid (id int); CREATE TABLE IF NOT EXISTS shelf (n int)',
+  );
+  await a!.query("BEGIN; SET deadlock_timeout = '100s'; LOCK TABLE tray");
+  await b!.query("BEGIN; SET deadlock_timeout = '50ms'; LOCK TABLE lid");
+  const first = answer(a!, 'LOCK TABLE lid');
+  const firstEarly = await within(first, 300);
+  const second = await within(answer(b!, 'LOCK TABLE tray'), 5000);
+  await c!.query('INSERT INTO shelf VALUES (1)');
+  await b!.query('ROLLBACK');
+  const firstLate = await within(first, 5000);
+  const after = await answer(a!, "SELECT current_setting('deadlock_timeout')");
+  await a!.query('COMMIT').catch(() => {});
+  await c!.query('DROP TABLE IF EXISTS lid, shelf');
+  await closeAll([a!, b!, c!]);
+  return { firstEarly, second, firstLate, after };
+}
+
 /** The first writer's XID was shown to a reader before it had to go on. */
 async function xidShown(engine: Engine) {
   const [a, b] = await scene(engine, 'a', 'b');
@@ -188,6 +256,71 @@ describe('a parked transaction that goes on, on PGlite and on PostgreSQL 18', ()
       ['5', '0'],
     ]);
     expect(kindOf((await afterACommit(engines.pglite)).goesOn)).toBe('parked-goes-on');
+  });
+
+  it('after a commit that wrote only tables it never locked, READ COMMITTED goes on as a replay', async () => {
+    const expected = {
+      wrote: [
+        ['1', '1'],
+        ['2', '1'],
+      ],
+      committed: [['1']],
+      goesOn: [
+        ['1', '10'],
+        ['3', '0'],
+      ],
+      locked: '55P03 could not obtain lock on row in relation "tray"',
+      rows: [
+        ['1', '10'],
+        ['2', '1'],
+        ['3', '0'],
+        ['4', '0'],
+      ],
+    };
+    expect(await afterACommitTo(engines.server.engine, 'shelf')).toEqual(expected);
+    expect(await afterACommitTo(engines.pglite, 'shelf')).toEqual(expected);
+  });
+
+  it('after a commit that wrote a table it locked, or the catalog, it is refused as parked-goes-on', async () => {
+    const onServer = await afterACommitTo(engines.server.engine, 'tray');
+    expect(onServer.goesOn).toEqual([
+      ['1', '10'],
+      ['3', '0'],
+    ]);
+    expect(onServer.rows).toEqual([
+      ['1', '10'],
+      ['2', '1'],
+      ['3', '0'],
+      ['4', '5'],
+    ]);
+    const onPglite = await afterACommitTo(engines.pglite, 'tray');
+    expect(kindOf(onPglite.goesOn)).toBe('parked-goes-on');
+    expect(onPglite.goesOn).toMatch(/a table it read or wrote was written since/);
+    const catalog = await afterACommitTo(engines.pglite, 'catalog');
+    expect(kindOf(catalog.goesOn)).toBe('parked-goes-on');
+    expect(catalog.goesOn).toMatch(/the catalog changed since/);
+  });
+
+  it('after a commit that only locked rows, a claim that skipped one is refused as parked-goes-on', async () => {
+    expect(await skippedHolderCommitted(engines.server.engine)).toEqual({
+      claimed: [['2']],
+      goesOn: [['9']],
+    });
+    const onPglite = await skippedHolderCommitted(engines.pglite);
+    expect(onPglite.claimed).toEqual([['2']]);
+    expect(kindOf(onPglite.goesOn)).toBe('parked-goes-on');
+    expect(onPglite.goesOn).toMatch(/it skipped or refused locked rows/);
+  });
+
+  it('a parked transaction’s own SET deadlock_timeout decides which statement the deadlock fails', async () => {
+    const expected = {
+      firstEarly: 'waiting',
+      second: '40P01 deadlock detected',
+      firstLate: [],
+      after: [['100s']],
+    };
+    expect(await ownDeadlockTimeout(engines.server.engine)).toEqual(expected);
+    expect(await ownDeadlockTimeout(engines.pglite)).toEqual(expected);
   });
 
   it('once a reader saw its XID, or it read the clock, it is refused as parked-goes-on', async () => {

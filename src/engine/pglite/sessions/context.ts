@@ -54,6 +54,15 @@ export type Holding =
     }
   | { kind: 'lost'; reason: string };
 
+/**
+ * Rows inserted, updated and deleted (a running total, as pg_stat_all_tables counts them)
+ * in each relation a parked transaction holds a lock on (by oid), and in the catalog.
+ */
+export interface WriteCounts {
+  relations: Record<string, string>;
+  catalog: string;
+}
+
 /** One simulated connection: what pg_stat_activity shows, and where its transaction is. */
 export interface SessionRecord {
   id: number;
@@ -84,6 +93,11 @@ export interface SessionRecord {
   xactLog: LoggedStatement[] | null;
   /** The snapshot its transaction's first statement took, as `pg_current_snapshot()` text. */
   xactSnapshot: string | null;
+  /**
+   * What other transactions had written, by PostgreSQL's statistics, to the relations its
+   * open transaction holds locks on, read when it was first parked (resume.ts, `writeCounts`).
+   */
+  xactWrites: WriteCounts | null;
   /** The XID its open transaction first had, once it went on as a replay (resume.ts). */
   replayedFrom: string | null;
   /** The session whose parked transaction this one waits for. */

@@ -4,6 +4,7 @@ import type { BackendReply } from '../backend';
 import { setState, type LayerContext, type SessionRecord, type TransactionShape } from './context';
 import type { QueryReply } from './replies';
 import { loadSettings } from './session-settings';
+import { writeCounts } from './write-counts';
 
 /** Statements that do not take a snapshot in a REPEATABLE READ transaction. */
 const noSnapshot = /^\s*(begin|start|set|savepoint|release|show|reset)\b/i;
@@ -94,6 +95,18 @@ export async function setAside(ctx: LayerContext, r: SessionRecord): Promise<voi
         isolation: holding.isolation,
         shape: shapeOf(holding),
       };
+  // What others write from now on decides whether a READ COMMITTED transaction can be
+  // replayed to go on (resume.ts): counted when it is first set aside.
+  if (
+    r.holding.kind === 'parked' &&
+    !emulatedSnapshot &&
+    holding.isolation === 'read committed' &&
+    r.xactLog !== null &&
+    r.xactSnapshot !== null &&
+    r.xactWrites === null
+  ) {
+    r.xactWrites = await writeCounts(ctx, gid, r.xactSnapshot);
+  }
 }
 
 /** Makes the backend `s`'s: sets the resident aside, loads settings, reopens `s`'s transaction. */
@@ -144,6 +157,7 @@ export async function settle(
     s.xid = null;
     s.xactLog = [];
     s.xactSnapshot = null;
+    s.xactWrites = null;
     s.replayedFrom = null;
     setState(ctx, s, 'idle');
     if (ctx.resident === s) ctx.resident = null;
@@ -153,6 +167,7 @@ export async function settle(
   if (starting) {
     s.xactLog = [];
     s.xactSnapshot = null;
+    s.xactWrites = null;
     s.replayedFrom = null;
   }
   const shape = s.holding.kind === 'resident' ? s.holding : plainShape();

@@ -15,12 +15,16 @@ import { rollBackSpentStandIns, rollbackPrepared, setAside } from './parking';
 import { cancelled, notExpressible, type QueryReply } from './replies';
 import { loadSettings } from './session-settings';
 import { isCancelled, runReader } from './watchdog';
+import { committedSince, parkedCte, writtenSince } from './write-counts';
 
 /**
  * Statements whose effect outlives a rollback, or that the replay would meet as already
  * done: prepared statements and cursors belong to the session, not the transaction.
  */
 const sessionObjects = /^\s*(?:PREPARE(?!\s+TRANSACTION\b)|DEALLOCATE|DECLARE|FETCH|MOVE|CLOSE)\b/i;
+
+/** ROLLBACK TO SAVEPOINT, which gives up the locks taken since the savepoint. */
+export const toSavepoint = /^\s*ROLLBACK\s+(?:WORK\s+|TRANSACTION\s+)?TO\b/i;
 
 /** The clock as SQL names it without parentheses: a replay reads a later time. */
 const clockKeywords =
@@ -150,7 +154,8 @@ export function xidsHidden(ctx: LayerContext, sql: string): QueryReply | null {
 /**
  * Why `s`'s parked transaction cannot be replayed to go on, or null when it can: every
  * statement it ran can run again, nothing committed since its first snapshot (so a new
- * transaction sees the same data, and its conflicts with the others are the same), no
+ * transaction sees the same data, and its conflicts with the others are the same) or,
+ * for READ COMMITTED, nothing written since where it reads (`writtenByOthers`), no
  * reader has seen its XID, and nothing it did would come out differently without its
  * answer showing it (a sequence, the clock, a volatile function, a trigger, a default
  * that is not a constant, the catalog).
@@ -169,14 +174,18 @@ async function cannotReplay(ctx: LayerContext, s: SessionRecord): Promise<string
     return `its XID (${h.xid}) has been shown, and a replay takes a new one`;
   const text = s.xactLog.map((e) => e.sql).join('\n');
   if (clockKeywords.test(text)) return 'it read the clock, which a replay would read later';
+  // Rolling back to a savepoint gives up the row locks taken since it, which another
+  // transaction may have taken since: the replay's statement would then wait for it.
+  const othersParked = [...ctx.sessions.values()].some(
+    (r) => r !== s && r.holding.kind === 'parked',
+  );
+  if (othersParked && splitStatements(text).some(({ sql }) => toSavepoint.test(sql))) {
+    return 'it rolled back to a savepoint, giving up row locks another transaction may hold now';
+  }
   const called = [...text.matchAll(/\b([a-z_][a-z0-9_$]*)\s*\(/gi)].map((m) => m[1]!.toLowerCase());
   const { backend } = ctx;
   const [facts] = await backend.exec(
-    `WITH parked AS (
-       SELECT l.virtualtransaction FROM pg_catalog.pg_locks l
-         JOIN pg_catalog.pg_prepared_xacts p
-           ON l.locktype = 'transactionid' AND l.transactionid = p.transaction
-        WHERE p.gid = $1),
+    `WITH ${parkedCte},
      locked AS (
        SELECT c.oid, c.relkind, n.nspname, l.mode FROM pg_catalog.pg_locks l
          JOIN parked USING (virtualtransaction)
@@ -185,11 +194,7 @@ async function cannotReplay(ctx: LayerContext, s: SessionRecord): Promise<string
         WHERE l.locktype = 'relation'),
      written AS (SELECT oid FROM locked WHERE mode <> 'AccessShareLock' AND mode <> 'RowShareLock')
      SELECT
-       (SELECT pg_catalog.count(*) FROM pg_catalog.generate_series(
-          pg_catalog.pg_snapshot_xmin($2::pg_catalog.pg_snapshot)::pg_catalog.text::pg_catalog.int8,
-          pg_catalog.pg_snapshot_xmax(pg_catalog.pg_current_snapshot())::pg_catalog.text::pg_catalog.int8 - 1) x
-         WHERE NOT pg_catalog.pg_visible_in_snapshot(x::pg_catalog.text::pg_catalog.xid8, $2::pg_catalog.pg_snapshot)
-           AND pg_catalog.pg_xact_status(x::pg_catalog.text::pg_catalog.xid8) = 'committed'),
+       (${committedSince('$2')}),
        (SELECT coalesce(pg_catalog.bool_or(relkind = 'S'), false) FROM locked),
        (SELECT coalesce(pg_catalog.bool_or(nspname = 'pg_catalog' AND mode <> 'AccessShareLock'), false) FROM locked),
        (SELECT pg_catalog.string_agg(DISTINCT p.proname::pg_catalog.text, ', ') FROM pg_catalog.pg_proc p
@@ -207,7 +212,9 @@ async function cannotReplay(ctx: LayerContext, s: SessionRecord): Promise<string
   );
   const [committed, sequence, catalog, volatile, trigger, defaults] = facts!.rows[0]!;
   if (committed !== '0') {
-    return 'other transactions committed since it began, so its statements might read otherwise';
+    const why = await writtenByOthers(ctx, s, text);
+    if (why)
+      return `other transactions committed since it began (${why}), so its statements might read otherwise`;
   }
   if (sequence === 't') return 'it used a sequence, whose values a rollback does not give back';
   if (catalog === 't') return 'it changed the catalog, and a replay would make new objects';
@@ -215,6 +222,38 @@ async function cannotReplay(ctx: LayerContext, s: SessionRecord): Promise<string
   if (trigger === 't') return 'a trigger runs on a table it changed';
   if (defaults === 't') return 'a table it changed has a default that is not a constant';
   return null;
+}
+
+/** Output that other transactions' commits change without writing a table it reads. */
+const showsOthersWork =
+  /\bpg_stat|_size\s*\(|\bpg_last_committed_xact\b|\bpg_xact_commit_timestamp\w*\b|\bpg_replication_slots\b|\bpg_blocking_pids\b|\bpg_backend_\w+|\bpg_prepared_statements\b/i;
+
+/** Clauses whose answer depends on which rows others hold locks on. */
+const answersByLocks = /\bSKIP\s+LOCKED\b|\bNOWAIT\b/i;
+
+/**
+ * Why the transactions that committed since `s`'s began may have changed what its
+ * statements read, or null when they cannot have: it is READ COMMITTED (each statement
+ * reads the latest committed rows, so the replay's statements read what the originals did
+ * when those rows are the same), and no table it holds a lock on, nor the catalog, was
+ * written since it was first parked (`writeCounts`): every table a statement reads, it
+ * locks. Its output shows no XIDs, snapshots or statistics, which commits change unseen.
+ */
+async function writtenByOthers(
+  ctx: LayerContext,
+  s: SessionRecord,
+  text: string,
+): Promise<string | null> {
+  const h = s.holding;
+  if (h.kind !== 'parked' || h.isolation !== 'read committed') return 'it is not READ COMMITTED';
+  if (!s.xactWrites) return 'what they wrote was not counted';
+  if (showsXids.test(text) || showsAges.test(text) || showsOthersWork.test(text)) {
+    return 'it read XIDs, snapshots or statistics';
+  }
+  // A transaction that only locked rows writes none, but its end changes what SKIP LOCKED
+  // skips and what NOWAIT fails on.
+  if (answersByLocks.test(text)) return 'it skipped or refused locked rows';
+  return writtenSince(ctx, h.gid, s.xactWrites);
 }
 
 /**
@@ -252,13 +291,19 @@ export async function resume(ctx: LayerContext, s: SessionRecord): Promise<Query
     return notExpressible('replay-differs', String(i + 1), shown);
   }
   const [assigned] = await ctx.backend.exec(
-    'SELECT pg_catalog.pg_current_xact_id_if_assigned()::pg_catalog.text',
+    'SELECT pg_catalog.pg_current_xact_id_if_assigned()::pg_catalog.text, ' +
+      'pg_catalog.pg_current_snapshot()::pg_catalog.text',
   );
-  const xid = assigned!.rows[0]![0] ?? null;
+  const [xid = null, snapshot = null] = assigned!.rows[0]!;
   s.holding = { kind: 'resident', snapshotTaken: true, ...h.shape };
   s.status = 'T';
   s.xid = xid;
   s.replayedFrom ??= h.xid;
+  // Its rollback counted its own rows: the next time it is set aside, counting starts again.
+  s.xactWrites = null;
+  // A READ COMMITTED transaction's statements have all just run again: what committed
+  // before now, they all read, as its statements from here on will.
+  if (h.isolation === 'read committed') s.xactSnapshot = snapshot;
   ctx.resident = s;
   if (younger.length > 0) {
     ctx.renumbered.push({ s, seq: s.xactSeq, was: h.xid, now: xid ?? 'none yet', passed: younger });

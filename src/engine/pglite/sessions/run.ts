@@ -16,7 +16,7 @@ import { guard } from './guards';
 import { inFlightMs, startSleep } from './in-flight';
 import { enter, finishParked, setAside, settle, takesSnapshot, transactionEnd } from './parking';
 import { recheckPlan, runGuarded, runUndoable, type RowWait } from './recheck';
-import { forgetLog, logStatement, noteShown, resume, xidsHidden } from './resume';
+import { forgetLog, logStatement, noteShown, resume, toSavepoint, xidsHidden } from './resume';
 import { notExpressible, toReply, type Outcome, type QueryReply } from './replies';
 import { serial } from './journal';
 import { splitStatements } from '../../split-statements';
@@ -396,9 +396,6 @@ async function finish(
 async function wakeAfterEnd(ctx: LayerContext, reply: BackendReply): Promise<void> {
   if (ctx.waiters.length > 0 && reply.status !== 'T') await wakeWaiters(ctx);
 }
-
-/** ROLLBACK TO SAVEPOINT, which gives up the locks taken since the savepoint. */
-const toSavepoint = /^\s*ROLLBACK\s+(?:WORK\s+|TRANSACTION\s+)?TO\b/i;
 
 /**
  * Another session whose SERIALIZABLE transaction is parked, if any: its conflicts count as

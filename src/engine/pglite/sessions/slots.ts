@@ -76,6 +76,7 @@ export async function openSession(
     xactSeq: 0,
     xactLog: [],
     xactSnapshot: null,
+    xactWrites: null,
     replayedFrom: null,
     blockedBy: null,
     settingsTouched: false,

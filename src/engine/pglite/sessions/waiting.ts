@@ -52,14 +52,26 @@ export async function waitFor(
   // The snapshot the waiting statement took: outside a transaction or in READ COMMITTED
   // a fresh one, in REPEATABLE READ the transaction's (PortalStart takes it first).
   await loadSettings(ctx, s);
-  const [read] = await ctx.backend.exec(
+  // A parked transaction's own SETs are not in the backend while it is set aside: its
+  // timeouts are read with them made again, in a transaction rolled back at once.
+  const ownSets =
+    s.holding.kind === 'parked' && ctx.resident === null
+      ? s.holding.shape.replay.filter((st) => /^\s*(?:set|reset)\b/i.test(st))
+      : [];
+  if (ownSets.length > 0) {
+    await ctx.backend.exec('BEGIN');
+    for (const statement of ownSets) await ctx.backend.run(statement);
+  }
+  const read = await ctx.backend.run(
     `SELECT pg_catalog.pg_snapshot_xmin(pg_catalog.pg_current_snapshot())::pg_catalog.text,
             extract(epoch FROM pg_catalog.current_setting('deadlock_timeout')::interval) * 1000,
             pg_catalog.pg_current_snapshot()::pg_catalog.text,
             extract(epoch FROM pg_catalog.current_setting('lock_timeout')::interval) * 1000,
             extract(epoch FROM pg_catalog.current_setting('statement_timeout')::interval) * 1000`,
   );
-  const [xmin, deadlockMs, snapshot, lockMs, statementMs] = read!.rows[0]!;
+  if (ownSets.length > 0) await ctx.backend.exec('ROLLBACK');
+  if (read.error) throw new Error(`reading a waiter's timeouts: ${read.error.message}`);
+  const [xmin, deadlockMs, snapshot, lockMs, statementMs] = read.results[0]!.rows[0]!;
   s.waitXmin = xmin ?? null;
   // A wait on a row: when it ends, the statement runs again only if that shows what a
   // server's recheck would (recheck.ts).
