@@ -246,14 +246,14 @@ async function writtenByOthers(
 ): Promise<string | null> {
   const h = s.holding;
   if (h.kind !== 'parked' || h.isolation !== 'read committed') return 'it is not READ COMMITTED';
-  if (!s.xactWrites) return 'what they wrote was not counted';
+  if (!s.xactWrites || !s.xactSnapshot) return 'what they wrote was not counted';
   if (showsXids.test(text) || showsAges.test(text) || showsOthersWork.test(text)) {
     return 'it read XIDs, snapshots or statistics';
   }
   // A transaction that only locked rows writes none, but its end changes what SKIP LOCKED
   // skips and what NOWAIT fails on.
   if (answersByLocks.test(text)) return 'it skipped or refused locked rows';
-  return writtenSince(ctx, h.gid, s.xactWrites);
+  return writtenSince(ctx, h.gid, s.xactSnapshot, s.xactWrites);
 }
 
 /**

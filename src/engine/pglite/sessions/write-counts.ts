@@ -45,7 +45,7 @@ const written = (oid: string) =>
  * catalog that the prepared transaction `gid` holds a lock on, and over the catalog's
  * tables as a whole (the layer's own lookups lock catalog relations in the transactions
  * they run in, so which of those the reader's statements read cannot be told from the
- * locks), with, given a `snapshot`, how many transactions committed since it was taken.
+ * locks), with how many transactions committed since `snapshot` was taken.
  * Only transactions that have ended are counted (a prepared one's own counts wait for its
  * COMMIT or ROLLBACK PREPARED), so two readings differ only if a transaction that ended
  * between them wrote there. Asked with no transaction open in the backend; null when one
@@ -54,8 +54,8 @@ const written = (oid: string) =>
 async function readCounts(
   ctx: LayerContext,
   gid: string,
-  snapshot: string | null,
-): Promise<(WriteCounts & { committed: string | null }) | null> {
+  snapshot: string,
+): Promise<(WriteCounts & { committed: string }) | null> {
   if (ctx.resident !== null) return null;
   await flushStatistics(ctx);
   const [read] = await ctx.backend.exec(
@@ -71,16 +71,15 @@ async function readCounts(
        FROM pg_catalog.pg_class c
       WHERE c.relnamespace = 'pg_catalog'::pg_catalog.regnamespace AND c.relkind = 'r'
      UNION ALL
-     SELECT 'committed', CASE WHEN $2::pg_catalog.text IS NOT NULL
-                              THEN (${committedSince('$2')})::pg_catalog.text END`,
+     SELECT 'committed', (${committedSince('$2')})::pg_catalog.text`,
     [gid, snapshot],
   );
   const relations: Record<string, string> = {};
   let catalog = '';
-  let committed: string | null = null;
+  let committed = '';
   for (const [key, n] of read!.rows) {
     if (key === 'catalog') catalog = n ?? '0';
-    else if (key === 'committed') committed = n;
+    else if (key === 'committed') committed = n ?? '';
     else relations[key!] = n ?? '0';
   }
   return { relations, catalog, committed };
@@ -105,14 +104,15 @@ export async function writeCounts(
 /**
  * Why `before` no longer holds (a relation it counted, or the catalog, was written since),
  * or null when nothing it counted changed. `gid` is the same prepared transaction, which
- * has run nothing since, so it holds locks on the same relations.
+ * has run nothing since, so it holds locks on the same relations; `snapshot` its first.
  */
 export async function writtenSince(
   ctx: LayerContext,
   gid: string,
+  snapshot: string,
   before: WriteCounts,
 ): Promise<string | null> {
-  const now = await readCounts(ctx, gid, null);
+  const now = await readCounts(ctx, gid, snapshot);
   if (!now) return 'another transaction is open';
   if (now.catalog !== before.catalog) return 'the catalog changed since';
   for (const [oid, n] of Object.entries(now.relations)) {
