@@ -13,10 +13,6 @@ export interface ScriptStatement {
 export function splitStatements(script: string): ScriptStatement[] {
   const statements: ScriptStatement[] = [];
   let start = 0;
-  let i = 0;
-  let depth = 0; // parentheses, so a semicolon inside CREATE RULE ( ...; ... ) stays put
-  const n = script.length;
-
   const push = (end: number) => {
     const text = script.slice(start, end);
     if (/[^\s;]/.test(stripComments(text))) {
@@ -24,7 +20,39 @@ export function splitStatements(script: string): ScriptStatement[] {
       statements.push({ sql: text.trim(), offset: start + lead });
     }
   };
+  // Parentheses count, so a semicolon inside CREATE RULE ( ...; ... ) stays put.
+  scan(script, (i, depth) => {
+    if (script[i] === ';' && depth === 0) {
+      push(i + 1);
+      start = i + 1;
+    }
+  });
+  push(script.length);
+  return statements;
+}
 
+/**
+ * `sql` with everything that is not at its top level blanked out (quotes, quoted
+ * identifiers, comments, and what parentheses enclose, the parentheses kept), same
+ * length, so that a keyword found in it is one of the statement's own clauses.
+ */
+export function topLevel(sql: string): string {
+  const kept = new Array<string>(sql.length).fill(' ');
+  scan(sql, (i, depth) => {
+    if (depth === 0) kept[i] = sql[i]!;
+  });
+  return kept.join('');
+}
+
+/**
+ * Calls `visit` for each character of `script` outside quotes, quoted identifiers,
+ * dollar quotes and comments, with how many parentheses enclose it (a parenthesis
+ * itself counts as outside the pair it opens or closes).
+ */
+function scan(script: string, visit: (i: number, depth: number) => void): void {
+  let i = 0;
+  let depth = 0;
+  const n = script.length;
   while (i < n) {
     const c = script[i]!;
     const next = script[i + 1];
@@ -60,21 +88,23 @@ export function splitStatements(script: string): ScriptStatement[] {
       if (tag && !(prev && /[A-Za-z0-9_]/.test(prev))) {
         const end = script.indexOf(tag[0], i + tag[0].length);
         i = end === -1 ? n : end + tag[0].length;
-      } else i++;
+      } else {
+        visit(i, depth);
+        i++;
+      }
     } else if (c === '(') {
+      visit(i, depth);
       depth++;
       i++;
     } else if (c === ')') {
       depth = Math.max(0, depth - 1);
+      visit(i, depth);
       i++;
-    } else if (c === ';' && depth === 0) {
-      push(i + 1);
-      start = i + 1;
+    } else {
+      visit(i, depth);
       i++;
-    } else i++;
+    }
   }
-  push(n);
-  return statements;
 }
 
 function stripComments(text: string): string {

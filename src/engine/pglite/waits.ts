@@ -5,6 +5,8 @@
 // (pg_locks, the xmax of the target rows, a NOWAIT probe), never by guessing from the
 // text alone; the text only says which relations and which lock a statement needs.
 
+import { topLevel } from '../split-statements';
+
 /** Table-level lock modes, weakest first (the order of lockdefs.h). */
 export const lockModes = [
   'AccessShareLock',
@@ -280,4 +282,42 @@ export function withNowait(sql: string): string {
     /\bFOR\s+(?:NO\s+KEY\s+UPDATE|UPDATE|KEY\s+SHARE|SHARE)(?:\s+OF\s+[\w\s,."$]+?)?(?=\s*(?:;|$|\bLIMIT\b|\bOFFSET\b|\bFOR\b|\)))/gi,
     (clause) => `${clause} NOWAIT`,
   );
+}
+
+/** The parts of a MERGE that say which target rows it matches. */
+export interface MergeParts {
+  /** The target table as written, and the name its columns go by in `on`. */
+  target: string;
+  alias: string | null;
+  /** The data source as written: a table or a parenthesized query, with its alias. */
+  source: string;
+  /** The join condition. */
+  on: string;
+}
+
+/**
+ * The target, data source and join condition of `MERGE INTO target [AS alias] USING
+ * source ON condition WHEN …`, found at the statement's top level (not inside
+ * parentheses, quotes or comments); null for any other statement, or a MERGE with a
+ * WITH clause or ONLY.
+ */
+export function mergeParts(sql: string): MergeParts | null {
+  const flat = topLevel(sql);
+  const m =
+    /^\s*MERGE\s+INTO\s+(?!ONLY\b)([A-Za-z_][\w$]*(?:\.[A-Za-z_][\w$]*)?)(?:\s+(?:AS\s+)?(?!USING\b)([A-Za-z_][\w$]*))?\s+USING\s/i.exec(
+      flat,
+    );
+  if (!m) return null;
+  const on = /\sON\s/i.exec(flat.slice(m[0].length));
+  if (!on) return null;
+  const onAt = m[0].length + on.index;
+  const when = /\sWHEN\s/i.exec(flat.slice(onAt + on[0].length));
+  if (!when) return null;
+  const whenAt = onAt + on[0].length + when.index;
+  return {
+    target: m[1]!,
+    alias: m[2] ?? null,
+    source: sql.slice(m[0].length, onAt).trim(),
+    on: sql.slice(onAt + on[0].length, whenAt).trim(),
+  };
 }

@@ -186,10 +186,12 @@ describe('many sessions on one PGlite backend', () => {
       );
     });
 
-    it('a wait the layer cannot check is refused as wait-unchecked', async () => {
+    it('a parked transaction’s statement the layer cannot check is refused as wait-unchecked', async () => {
       await a.query("BEGIN; UPDATE jobs SET status = 'running' WHERE id = 1");
+      await b.query("BEGIN; UPDATE jobs SET status = 'b' WHERE id = 2");
+      // A is parked now: sent, its statement would have to go on first.
       expect(
-        await outcome(b, "UPDATE jobs SET status = 'x' FROM (SELECT 1) s WHERE jobs.id = 1"),
+        await outcome(a, "UPDATE jobs SET status = 'x' FROM (SELECT 1) s WHERE jobs.id = 2"),
       ).toBe('wait-unchecked');
     });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { splitStatements } from '../../../src/engine/split-statements';
+import { mergeParts } from '../../../src/engine/pglite/waits';
+import { splitStatements, topLevel } from '../../../src/engine/split-statements';
 
 const sqls = (script: string) => splitStatements(script).map((s) => s.sql);
 
@@ -30,5 +31,48 @@ describe('splitStatements', () => {
 
   it('treats a doubled quote as part of the string', () => {
     expect(sqls("SELECT 'it''s; fine'; SELECT 2")).toEqual(["SELECT 'it''s; fine';", 'SELECT 2']);
+  });
+});
+
+describe('topLevel', () => {
+  it('blanks quotes, comments and what parentheses enclose, and keeps the length', () => {
+    const sql = `MERGE INTO t USING (SELECT 1 ON x) s ON s.k = 'ON' -- ON\nWHEN MATCHED`;
+    const flat = topLevel(sql);
+    expect(flat).toHaveLength(sql.length);
+    expect(flat.match(/\bON\b/g)).toHaveLength(1);
+    expect(flat).toMatch(/USING \( +\) s/);
+  });
+});
+
+describe('mergeParts', () => {
+  it('finds the target, the data source and the join condition at the top level', () => {
+    expect(
+      mergeParts(
+        `MERGE INTO target t USING (SELECT 1 as key, 'ON' as val) s ON s.key = t.key ` +
+          `WHEN NOT MATCHED THEN INSERT VALUES (s.key, s.val)`,
+      ),
+    ).toEqual({
+      target: 'target',
+      alias: 't',
+      source: `(SELECT 1 as key, 'ON' as val) s`,
+      on: 's.key = t.key',
+    });
+    expect(
+      mergeParts('MERGE INTO ledger USING src ON src.id = ledger.id WHEN MATCHED THEN DELETE'),
+    ).toEqual({
+      target: 'ledger',
+      alias: null,
+      source: 'src',
+      on: 'src.id = ledger.id',
+    });
+  });
+
+  it('gives nothing for other statements, a WITH clause, ONLY or a quoted target', () => {
+    expect(mergeParts('UPDATE t SET x = 1')).toBeNull();
+    expect(
+      mergeParts('WITH s AS (SELECT 1) MERGE INTO t USING s ON true WHEN MATCHED THEN DELETE'),
+    ).toBeNull();
+    expect(mergeParts('MERGE INTO ONLY t USING s ON true WHEN MATCHED THEN DELETE')).toBeNull();
+    expect(mergeParts('MERGE INTO "T" USING s ON true WHEN MATCHED THEN DELETE')).toBeNull();
   });
 });

@@ -28,11 +28,14 @@ export interface RowWait {
   matched?: MatchedRows;
 }
 
-/** Rows of one relation by primary key: `keys` are json_build_array(columns) as text. */
+/**
+ * Rows of one table by primary key (`keys`: json_build_array(columns) as text), grouped by
+ * the relation each is stored in: a partition's own name for a partitioned table, so that a
+ * row the holder moved to another partition is not taken for the one it was.
+ */
 export interface MatchedRows {
-  relation: string;
   columns: string[];
-  keys: string[];
+  keys: Record<string, string[]>;
 }
 
 /** How the statement may run again: as it is, guarded, or not at all. */
@@ -59,29 +62,31 @@ const scanCount = (node: PlanNode): number =>
 /**
  * The relations an EXPLAIN (FORMAT JSON) plan scans, one entry per scan, each marked
  * `locked` when the statement locks or changes the rows that scan reads: the scan of an
- * UPDATE's or DELETE's target, or the one scan under a LockRows (FOR UPDATE/SHARE). A
- * subquery's scans answer for themselves.
+ * UPDATE's, DELETE's or MERGE's target (of a partitioned one, the scans of the partitions
+ * its plan lists as `Target Tables`), or the one scan under a LockRows (FOR UPDATE/SHARE).
+ * A subquery's scans answer for themselves.
  */
 function planRelations(
   node: PlanNode,
-  within: { target: string | null; lockAll: boolean } = { target: null, lockAll: false },
+  within: { targets: string[]; lockAll: boolean } = { targets: [], lockAll: false },
 ): PlanRelation[] {
   const parent = node['Parent Relationship'];
-  let { target, lockAll } =
-    parent === 'SubPlan' || parent === 'InitPlan' ? { target: null, lockAll: false } : within;
+  let { targets, lockAll } =
+    parent === 'SubPlan' || parent === 'InitPlan' ? { targets: [], lockAll: false } : within;
   const name = typeof node['Relation Name'] === 'string' ? node['Relation Name'] : null;
   if (node['Node Type'] === 'ModifyTable') {
-    target = name;
+    const partitions = (node['Target Tables'] ?? []) as { 'Relation Name': string }[];
+    targets = [...(name === null ? [] : [name]), ...partitions.map((t) => t['Relation Name'])];
   } else if (node['Node Type'] === 'LockRows') {
     lockAll = scanCount(node) === 1;
   }
   const own =
     name !== null && node['Node Type'] !== 'ModifyTable'
-      ? [{ name, locked: lockAll || name === target }]
+      ? [{ name, locked: lockAll || targets.includes(name) }]
       : [];
   return [
     ...own,
-    ...(node.Plans ?? []).flatMap((child) => planRelations(child, { target, lockAll })),
+    ...(node.Plans ?? []).flatMap((child) => planRelations(child, { targets, lockAll })),
   ];
 }
 
@@ -129,6 +134,27 @@ export async function recheckPlan(
   const relations = planRelations(explainedPlan!.Plan);
   const touched = wait.holderWrote.filter((rel) => relations.some((r) => r.name === rel));
   if (touched.length === 0) return { kind: 'as-is' };
+  // An UPDATE that changes a partition key moves the row: it deletes it from one partition
+  // and inserts it into another. A server's recheck that meets the old row fails ("already
+  // moved to another partition", ExecUpdate in nodeModifyTable.c); run again, the
+  // statement finds the row where it went, or not at all. The holder can have moved a row
+  // only if it wrote two partitions of one table.
+  const [moved] = await backend.exec(
+    `SELECT pg_catalog.count(*) FROM pg_catalog.pg_class c
+      WHERE c.relname = ANY(pg_catalog.string_to_array($1, ',')) AND c.relispartition
+        AND pg_catalog.pg_partition_root(c.oid) IN (
+          SELECT pg_catalog.pg_partition_root(w.oid) FROM pg_catalog.pg_class w
+           WHERE w.relname = ANY(pg_catalog.string_to_array($2, ',')) AND w.relkind = 'r'
+             AND w.relispartition
+           GROUP BY 1 HAVING pg_catalog.count(*) > 1)`,
+    [touched.join(','), wait.holderWrote.join(',')],
+  );
+  if (moved!.rows[0]![0] !== '0') {
+    return {
+      kind: 'refuse',
+      why: 'a row that transaction changed may have moved to another partition',
+    };
+  }
   // The claim's shape: the statement changes exactly the rows its subquery locks.
   const claim = statementNeeds(statements[0]!.sql).rows.kind === 'lock-rows';
   for (const rel of touched) {
@@ -161,17 +187,17 @@ async function untouchedRows(
 ): Promise<number> {
   let total = 0;
   for (const rel of relations) {
-    const skip = matched?.relation === rel ? matched : undefined;
-    const key = skip
-      ? `pg_catalog.json_build_array(${skip.columns.map(quoteIdent).join(', ')})::pg_catalog.text`
+    const keys = matched?.keys[rel];
+    const key = keys
+      ? `pg_catalog.json_build_array(${matched!.columns.map(quoteIdent).join(', ')})::pg_catalog.text`
       : '';
     const [found] = await ctx.backend.exec(
       `SELECT pg_catalog.count(*) FROM ${quoteIdent(rel)}
         WHERE xmin = $1::pg_catalog.xid AND xmax = '0'::pg_catalog.xid` +
-        (skip
+        (keys
           ? ` AND ${key} NOT IN (SELECT pg_catalog.jsonb_array_elements_text($2::pg_catalog.jsonb))`
           : ''),
-      skip ? [holderXid, JSON.stringify(skip.keys)] : [holderXid],
+      keys ? [holderXid, JSON.stringify(keys)] : [holderXid],
     );
     total += Number(found!.rows[0]![0]);
   }
@@ -186,7 +212,9 @@ export type Undone = { undone: 'notices' | 'touched' };
 /**
  * Runs `sql`, which waited for a row, again in `s`'s transaction (in one of its own when
  * `s` has none), inside a savepoint, and keeps what it did only if it raised no notices
- * and `touched`, asked before and after, says the same. Notices: on a server the
+ * and `touched`, asked before and after, says the same; an error is kept only if
+ * `touched` was 0 before, since a row it counts may be what failed the statement (a row
+ * the holder moved to another partition, which a server would not have followed). Notices: on a server the
  * statement ran part-way before it waited (its WHERE clause, a BEFORE trigger, an index
  * insertion that met the other row), so the notices raised up to there reached the client
  * before the wait, the rest after; run again from the start it raises them all after, and
@@ -211,7 +239,7 @@ export async function runUndoable(
       ? null
       : reply.notices.length > 0
         ? 'notices'
-        : !reply.error && (await touched()) !== before
+        : (reply.error ? before > 0 : (await touched()) !== before)
           ? 'touched'
           : null;
   const kept = reply !== 'stuck' && undone === null;

@@ -22,7 +22,7 @@ import { serial } from './journal';
 import { splitStatements } from '../../split-statements';
 import type { QueryResult } from '../../types';
 import { changesSettings, notePrepared } from './session-settings';
-import { check, likelyHolder, parkedLocksOn } from './wait-checks';
+import { check, likelyHolder, mergeMatchedRows, parkedLocksOn } from './wait-checks';
 import { retryWaitersOn, waitFor, wakeWaiters } from './waiting';
 import { runReader } from './watchdog';
 
@@ -276,9 +276,11 @@ export async function runQuery(
     parked = false;
     verdict = await check(ctx, s, sql, params, { quiet: woken });
   }
-  // Sent, such a statement might wait and hang PGlite; run again after a wait found by the
-  // watchdog, it might not show a server's recheck (a function it calls may write).
-  if (verdict.verdict === 'unknown') {
+  // A statement whose rows cannot be checked in advance is sent under the watchdog's eye
+  // (`runReader` times it): if it ends, it did not wait, as on a server; if it spins, the
+  // watchdog finds it and it waits (`stuckWait`), to run again under the recheck's rules.
+  // A parked transaction's statement cannot be sent: it would have to go on first.
+  if (verdict.verdict === 'unknown' && (parked || verdict.holder === s)) {
     return notExpressible('wait-unchecked', whose(verdict.holder));
   }
   if (verdict.verdict === 'waits') return waitFor(ctx, s, sql, params, verdict);
@@ -358,7 +360,17 @@ async function stuckWait(
 ): Promise<Outcome> {
   const holder = await likelyHolder(ctx, s, sql);
   if (!holder) return notExpressible('wait-unchecked', 'one of several parked transactions');
-  return waitFor(ctx, s, sql, params, { holder, event: 'transactionid', watchdog: true });
+  // A MERGE's target rows are known only now (wait-checks.ts, `mergeMatchedRows`).
+  const matched =
+    holder.holding.kind === 'parked' && !holder.holding.emulatedSnapshot
+      ? await mergeMatchedRows(ctx, s, sql, params, holder.holding.xid)
+      : undefined;
+  return waitFor(ctx, s, sql, params, {
+    holder,
+    event: 'transactionid',
+    watchdog: true,
+    ...(matched ? { matched } : {}),
+  });
 }
 
 /** Takes in what `s`'s statement did: its advisory locks, prepared statements, state. */

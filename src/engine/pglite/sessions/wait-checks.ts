@@ -5,6 +5,7 @@ import {
   assignments,
   conflicts,
   mentions,
+  mergeParts,
   statementNeeds,
   withNowait,
   type LockMode,
@@ -73,10 +74,50 @@ async function parkedRelationLocks(
   );
 }
 
+/** The primary key columns of `table`, in order; null when it has none. */
+async function primaryKey(ctx: LayerContext, table: string): Promise<string[] | null> {
+  const [key] = await ctx.backend.exec(
+    `SELECT pg_catalog.array_to_json(pg_catalog.array_agg(a.attname ORDER BY k.n))::pg_catalog.text
+       FROM pg_catalog.pg_index i
+       CROSS JOIN LATERAL pg_catalog.unnest(i.indkey) WITH ORDINALITY AS k(attnum, n)
+       JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+      WHERE i.indrelid = $1::pg_catalog.regclass AND i.indisprimary`,
+    [table],
+  );
+  const columns = key?.rows[0]?.[0];
+  return columns ? (JSON.parse(columns) as string[]) : null;
+}
+
+/**
+ * Selects the primary key of `target`'s rows that `from` and `where` find (`target` names
+ * the table in them) with the relation each is stored in, and groups them so. An error
+ * is the layer's own unless `mayFail` (then it gives none).
+ */
+async function keysByRelation(
+  ctx: LayerContext,
+  columns: string[],
+  target: string,
+  from: string,
+  where: string,
+  params: unknown[] | undefined,
+  mayFail = false,
+): Promise<MatchedRows | undefined> {
+  const sql = `SELECT (SELECT c.relname::pg_catalog.text FROM pg_catalog.pg_class c
+              WHERE c.oid OPERATOR(pg_catalog.=) ${target}.tableoid),
+            pg_catalog.json_build_array(${columns.map((c) => `${target}.${quoteIdent(c)}`).join(', ')})::pg_catalog.text
+       FROM ${from} WHERE ${where}`;
+  const reply = await ctx.backend.run(sql, params);
+  if (reply.error && !mayFail) throw new Error(`${sql}: ${reply.error.message}`);
+  if (reply.error) return undefined;
+  const keys: Record<string, string[]> = {};
+  for (const [relname, k] of reply.results[0]!.rows) (keys[relname!] ??= []).push(k!);
+  return { columns, keys };
+}
+
 /**
  * The rows an UPDATE or DELETE targets (`where` on `table`) that transaction `xid` holds,
- * by primary key: the rows a server's recheck re-reads at their newest versions. None
- * when the table has no primary key.
+ * by primary key and the relation each is stored in: the rows a server's recheck re-reads
+ * at their newest versions. None when the table has no primary key.
  */
 async function matchedRows(
   ctx: LayerContext,
@@ -86,27 +127,63 @@ async function matchedRows(
   xid: string,
   params: unknown[] | undefined,
 ): Promise<MatchedRows | undefined> {
-  const [key] = await ctx.backend.exec(
-    `SELECT c.relname,
-            pg_catalog.array_to_json(pg_catalog.array_agg(a.attname ORDER BY k.n))::pg_catalog.text
-       FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class c ON c.oid = i.indrelid
-       CROSS JOIN LATERAL pg_catalog.unnest(i.indkey) WITH ORDINALITY AS k(attnum, n)
-       JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
-      WHERE i.indrelid = $1::pg_catalog.regclass AND i.indisprimary
-      GROUP BY c.relname`,
-    [table],
-  );
-  const row = key?.rows[0];
-  if (!row) return undefined;
-  const columns = JSON.parse(row[1]!) as string[];
+  const columns = await primaryKey(ctx, table);
+  if (!columns) return undefined;
   const target = alias ?? table;
-  const [found] = await ctx.backend.exec(
-    `SELECT pg_catalog.json_build_array(${columns.map((c) => `${target}.${quoteIdent(c)}`).join(', ')})::pg_catalog.text
-       FROM ${table} ${alias ?? ''}
-      WHERE (${where ?? 'true'}) AND ${target}.xmax::pg_catalog.text = '${xid}'${unusedParams(where, params)}`,
+  return keysByRelation(
+    ctx,
+    columns,
+    target,
+    `${table} ${alias ?? ''}`,
+    `(${where ?? 'true'}) AND ${target}.xmax::pg_catalog.text = '${xid}'${unusedParams(where, params)}`,
     params,
   );
-  return { relation: row[0]!, columns, keys: found!.rows.map(([k]) => k!) };
+}
+
+/** A name directly followed by a parenthesis: a function call, or a keyword before one. */
+const callLike = /[A-Za-z_][\w$]*\s*\(/;
+
+/**
+ * The target rows a MERGE joins with its data source that transaction `xid` holds, as
+ * `matchedRows` gives them for an UPDATE: a server's recheck of such a row re-reads its
+ * newest version and evaluates the join and the WHEN clauses on it again
+ * (ExecMergeMatched in nodeModifyTable.c). Found by a SELECT of the same join, run in the
+ * session's transaction, so only when neither the join condition nor the data source
+ * calls anything (which might have effects of its own); none otherwise.
+ */
+export async function mergeMatchedRows(
+  ctx: LayerContext,
+  s: SessionRecord,
+  sql: string,
+  params: unknown[] | undefined,
+  xid: string,
+): Promise<MatchedRows | undefined> {
+  const parts = mergeParts(sql);
+  if (!parts) return undefined;
+  const { target, alias, source, on } = parts;
+  const inner = source.replace(/^\(([\s\S]*)\)(\s+(?:AS\s+)?[A-Za-z_][\w$]*)?$/i, '$1');
+  if (callLike.test(inner) || callLike.test(on)) return undefined;
+  const columns = await primaryKey(ctx, target);
+  if (!columns) return undefined;
+  await enter(ctx, s);
+  const own = s.holding.kind !== 'none';
+  if (own) await ctx.backend.exec('SAVEPOINT seat_ledger_matched');
+  const name = alias ?? target;
+  const matched = await keysByRelation(
+    ctx,
+    columns,
+    name,
+    `${target} ${alias ?? ''} JOIN ${source} ON (${on})`,
+    `${name}.xmax::pg_catalog.text = '${xid}'${unusedParams(`${source} ${on}`, params)}`,
+    params,
+    true,
+  );
+  if (own) {
+    await ctx.backend.exec(
+      'ROLLBACK TO SAVEPOINT seat_ledger_matched; RELEASE SAVEPOINT seat_ledger_matched',
+    );
+  }
+  return matched;
 }
 
 /**
