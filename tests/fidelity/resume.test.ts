@@ -3,7 +3,7 @@
 // PostgreSQL 18: PGlite must answer as the server does, or refuse by kind, never differ.
 import { describe, expect, it } from 'vitest';
 import type { Engine, Session } from '../../src/engine/types';
-import { answer, within } from '../support/answer';
+import { answer, kindOf, within } from '../support/answer';
 import { bothEngines } from '../support/both-engines';
 
 /**
@@ -24,10 +24,6 @@ async function scene(engine: Engine, ...names: string[]): Promise<Session[]> {
 const closeAll = async (sessions: Session[]) => {
   for (const s of sessions) await s.close();
 };
-
-/** The refusal's kind, from `answer`'s text, or the answer itself. */
-const kindOf = (a: unknown) =>
-  typeof a === 'string' ? (/^not expressible \(([^)]+)\)/.exec(a)?.[1] ?? a) : a;
 
 /** Two writers interleave in READ COMMITTED; the first goes on after the second wrote. */
 async function interleavedWriters(engine: Engine) {

@@ -5,7 +5,7 @@
 // PostgreSQL 18: PGlite must answer as the server does, or refuse by kind, never differ.
 import { describe, expect, it } from 'vitest';
 import type { Engine, Session } from '../../src/engine/types';
-import { answer, within } from '../support/answer';
+import { answer, kindOf, within } from '../support/answer';
 import { bothEngines } from '../support/both-engines';
 
 /** Opens sessions `a` and `b` over a fresh `ledger` table with rows 1 to 3. */
@@ -121,10 +121,6 @@ async function rowMovedWhileWaiting(engine: Engine) {
   return seen;
 }
 
-/** The refusal's kind, from `answer`'s text, or the answer itself. */
-const kindOf = (a: unknown) =>
-  typeof a === 'string' ? (/^not expressible \(([^)]+)\)/.exec(a)?.[1] ?? a) : a;
-
 describe('statements checked only by sending them, on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
 
@@ -161,30 +157,39 @@ describe('statements checked only by sending them, on PGlite and on PostgreSQL 1
     }
   }, 40_000);
 
-  it('a MERGE whose insertion met the holder’s new row fails on a server, and is refused here', async () => {
-    const onServer = await mergeMeetsInsert(engines.server.engine);
-    expect(onServer).toEqual({
+  /**
+   * Runs `scenario` on both engines: the server fails the statement that waited with
+   * `failure`, PGlite refuses it as `recheck`, and both leave `rows`.
+   */
+  async function failsHereRefused(
+    scenario: (engine: Engine) => Promise<{ first: unknown; after: unknown; rows: unknown }>,
+    failure: string,
+    rows: string[][],
+  ) {
+    expect(await scenario(engines.server.engine)).toEqual({
       first: 'waiting',
-      after: '23505 duplicate key value violates unique constraint "ledger_pkey"',
-      rows: [['4', '4']],
+      after: failure,
+      rows,
     });
-    const onPglite = await mergeMeetsInsert(engines.pglite);
+    const onPglite = await scenario(engines.pglite);
     expect(onPglite.first).toBe('waiting');
     expect(kindOf(onPglite.after)).toBe('recheck');
-    expect(onPglite.rows).toEqual([['4', '4']]);
+    expect(onPglite.rows).toEqual(rows);
+  }
+
+  it('a MERGE whose insertion met the holder’s new row fails on a server, and is refused here', async () => {
+    await failsHereRefused(
+      mergeMeetsInsert,
+      '23505 duplicate key value violates unique constraint "ledger_pkey"',
+      [['4', '4']],
+    );
   }, 30_000);
 
   it('a row moved to another partition while a statement waited fails it on a server, and is refused here', async () => {
-    const onServer = await rowMovedWhileWaiting(engines.server.engine);
-    expect(onServer).toEqual({
-      first: 'waiting',
-      after:
-        '40001 tuple to be locked was already moved to another partition due to concurrent update',
-      rows: [['11', '0']],
-    });
-    const onPglite = await rowMovedWhileWaiting(engines.pglite);
-    expect(onPglite.first).toBe('waiting');
-    expect(kindOf(onPglite.after)).toBe('recheck');
-    expect(onPglite.rows).toEqual([['11', '0']]);
+    await failsHereRefused(
+      rowMovedWhileWaiting,
+      '40001 tuple to be locked was already moved to another partition due to concurrent update',
+      [['11', '0']],
+    );
   }, 30_000);
 });

@@ -28,3 +28,7 @@ export async function within(p: Promise<unknown>, ms: number): Promise<unknown> 
     clearTimeout(timer);
   }
 }
+
+/** The refusal's kind, from `answer`'s text, or the answer itself. */
+export const kindOf = (a: unknown) =>
+  typeof a === 'string' ? (/^not expressible \(([^)]+)\)/.exec(a)?.[1] ?? a) : a;

@@ -135,8 +135,8 @@ export async function recheckPlan(
   const touched = wait.holderWrote.filter((rel) => relations.some((r) => r.name === rel));
   if (touched.length === 0) return { kind: 'as-is' };
   // An UPDATE that changes a partition key moves the row: it deletes it from one partition
-  // and inserts it into another. A server's recheck that meets the old row fails ("already
-  // moved to another partition", ExecUpdate in nodeModifyTable.c); run again, the
+  // and inserts it into another. A server's recheck that meets the old row fails with
+  // 40001 ("already moved to another partition", nodeModifyTable.c); run again, the
   // statement finds the row where it went, or not at all. The holder can have moved a row
   // only if it wrote two partitions of one table.
   const [moved] = await backend.exec(
@@ -213,12 +213,12 @@ export type Undone = { undone: 'notices' | 'touched' };
  * Runs `sql`, which waited for a row, again in `s`'s transaction (in one of its own when
  * `s` has none), inside a savepoint, and keeps what it did only if it raised no notices
  * and `touched`, asked before and after, says the same; an error is kept only if
- * `touched` was 0 before, since a row it counts may be what failed the statement (a row
- * the holder moved to another partition, which a server would not have followed). Notices: on a server the
- * statement ran part-way before it waited (its WHERE clause, a BEFORE trigger, an index
- * insertion that met the other row), so the notices raised up to there reached the client
- * before the wait, the rest after; run again from the start it raises them all after, and
- * which came before cannot be told. Resolves to why it was undone when it was.
+ * `touched` was 0 before, since a row it counts may be what failed the statement (one the
+ * holder moved to another partition, which a server would not have followed). Notices: on
+ * a server the statement ran part-way before it waited (its WHERE clause, a BEFORE
+ * trigger, an index insertion that met the other row), so the notices raised up to there
+ * reached the client before the wait, the rest after; run again from the start it raises
+ * them all after, and which came before cannot be told. Resolves to why it was undone when it was.
  */
 export async function runUndoable(
   ctx: LayerContext,

@@ -161,8 +161,8 @@ export async function mergeMatchedRows(
   const parts = mergeParts(sql);
   if (!parts) return undefined;
   const { target, alias, source, on } = parts;
-  const inner = source.replace(/^\(([\s\S]*)\)(\s+(?:AS\s+)?[A-Za-z_][\w$]*)?$/i, '$1');
-  if (callLike.test(inner) || callLike.test(on)) return undefined;
+  // A parenthesized source's own parenthesis follows no name.
+  if (callLike.test(source) || callLike.test(on)) return undefined;
   const columns = await primaryKey(ctx, target);
   if (!columns) return undefined;
   await enter(ctx, s);
