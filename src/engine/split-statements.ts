@@ -1,3 +1,5 @@
+import { byText } from './by-text';
+
 /** One statement of a script, with where it starts in the script (0-based characters). */
 export interface ScriptStatement {
   sql: string;
@@ -10,7 +12,9 @@ export interface ScriptStatement {
  * one implicit transaction, where VACUUM is refused). Knows quotes, quoted identifiers,
  * dollar quotes, E'' escapes and both comment forms; keeps comments with the statement.
  */
-export function splitStatements(script: string): ScriptStatement[] {
+export const splitStatements: (script: string) => readonly ScriptStatement[] = byText(split);
+
+function split(script: string): readonly ScriptStatement[] {
   const statements: ScriptStatement[] = [];
   let start = 0;
   const push = (end: number) => {
@@ -28,7 +32,7 @@ export function splitStatements(script: string): ScriptStatement[] {
     }
   });
   push(script.length);
-  return statements;
+  return Object.freeze(statements.map((statement) => Object.freeze(statement)));
 }
 
 /**

@@ -2,6 +2,7 @@
 // one backend: PostgreSQL itself would let any session take a lock another one holds. So
 // the session layer keeps who holds which key, and reads from the text which keys a
 // statement takes or gives back. Only calls it can follow exactly are read.
+import { byText } from '../by-text';
 
 /** One call of a session-level advisory lock function. */
 export interface AdvisoryCall {
@@ -49,7 +50,10 @@ const xactCall = /\bpg_(try_)?advisory_xact_lock(_shared)?\s*\(([^()]*)\)/gi;
  * literal number. The backend keeps these with the transaction, so a parked one still
  * holds them; the layer reads them from pg_locks.
  */
-export function xactAdvisoryCalls(sql: string): XactAdvisoryCall[] | null {
+export const xactAdvisoryCalls: (sql: string) => readonly XactAdvisoryCall[] | null =
+  byText(advisoryCallsOf);
+
+function advisoryCallsOf(sql: string): XactAdvisoryCall[] | null {
   const calls: XactAdvisoryCall[] = [];
   for (const [, tryPrefix, shared, args] of sql.matchAll(xactCall)) {
     const key = literalKey.exec(args!);

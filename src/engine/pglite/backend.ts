@@ -86,10 +86,11 @@ const NOTICE = 0x4e; // 'N'
  * and skipped, never decoded or held, so a result of ten million rows costs the worker no
  * more memory than one of a thousand (PGlite's own `execProtocol` keeps every byte).
  * Over the extended protocol the columns come with Describe and the rows with Execute, in
- * answers of their own, so one reader serves every message of a query.
+ * answers of their own, so one reader serves every message of a query. `parser` is the
+ * backend's one parser: it is handed whole messages, so none is left half-read for the next
+ * answer, and building one per answer cost more than the rest of the reading.
  */
-function answerReader(reply: BackendReply, caps: Caps) {
-  const parser = new protocol.Parser();
+function answerReader(reply: BackendReply, caps: Caps, parser: protocol.Parser) {
   let fields: Field[] = [];
   let rows: Row[] = [];
   /** Rows of the current result left out, and the cap that did it. */
@@ -242,12 +243,17 @@ function paramText(value: unknown): string | null {
  */
 export function makeBackend(db: PGlite) {
   const s = protocol.serialize;
+  const parser = new protocol.Parser();
 
   async function send(messages: Uint8Array[], caps: Caps): Promise<BackendReply> {
     const reply: BackendReply = { results: [], notices: [], status: 'I' };
-    const onRawData = answerReader(reply, caps);
+    const onRawData = answerReader(reply, caps, parser);
     // After an error the backend skips everything up to Sync, so later answers are empty.
-    for (const message of messages) await db.execProtocolRawStream(message, { onRawData });
+    // The data directory lives in memory (MemoryFS, or PreparedDataDirFS over it), whose
+    // sync to storage does nothing: skipping it spares each statement a lock and its awaits.
+    for (const message of messages) {
+      await db.execProtocolRawStream(message, { onRawData, syncToFs: false });
+    }
     return reply;
   }
 

@@ -5,6 +5,7 @@
 // (pg_locks, the xmax of the target rows, a NOWAIT probe), never by guessing from the
 // text alone; the text only says which relations and which lock a statement needs.
 
+import { byText } from '../by-text';
 import { topLevel } from '../split-statements';
 
 /** Table-level lock modes, weakest first (the order of lockdefs.h). */
@@ -114,7 +115,9 @@ const lockedKey = new RegExp(
 );
 
 /** Reads, from one statement's text, the table lock it takes and what it does to rows. */
-export function statementNeeds(sql: string): StatementNeeds {
+export const statementNeeds: (sql: string) => Readonly<StatementNeeds> = byText(needsOf);
+
+function needsOf(sql: string): StatementNeeds {
   const text = sql.replace(/--[^\n]*/g, ' ').trim();
   const verb = /^\s*(\w+)(?:\s+(\w+))?/.exec(text);
   const first = verb?.[1]?.toUpperCase() ?? '';

@@ -6,6 +6,7 @@
 // needs is asked of PostgreSQL where it can be. Inside PostgreSQL, the guard's event
 // triggers (sim-schema.ts) stop the same changes however they are sent (a DO block, a
 // function, CASCADE); toReply turns their errors into the same refusals (guard-codes.ts).
+import { byText } from '../../by-text';
 import { splitStatements } from '../../split-statements';
 import { answerCaps } from '../../types';
 import { whose, type LayerContext, type SessionRecord } from './context';
@@ -134,6 +135,19 @@ async function isPrepared(ctx: LayerContext, gid: string): Promise<boolean> {
   return found!.rows[0]![0] === 't';
 }
 
+/**
+ * Whether a statement is of a kind the guard looks at further: most are not (a SELECT, an
+ * UPDATE), and for those the text says so without asking PostgreSQL anything.
+ */
+const ofGuardedKind = byText(
+  (statement) =>
+    endsPrepared.test(statement.replace(/--[^\n]*/g, ' ')) ||
+    sessionAuthorization.test(statement) ||
+    setsLayerSetting.test(statement) ||
+    changesObjects.test(withoutLiterals(statement)) ||
+    releasesAllAdvisory.test(withoutLiterals(statement)),
+);
+
 /** One statement's refusal, or null when the layer may let PostgreSQL answer it. */
 async function guardStatement(
   ctx: LayerContext,
@@ -193,6 +207,7 @@ export async function guard(
   const large = statementTooLarge(sql);
   if (large) return large;
   for (const { sql: statement } of splitStatements(sql)) {
+    if (!ofGuardedKind(statement)) continue;
     const refused = await guardStatement(ctx, s, statement);
     if (refused) return refused;
   }
