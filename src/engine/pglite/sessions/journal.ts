@@ -7,7 +7,7 @@ import { closeSession } from './ending';
 import { query } from './run';
 import { openSession } from './slots';
 import { withdraw } from './stop';
-import { expire } from './timers';
+import { expire, mayFallDue } from './timers';
 import { cancelWait } from './waiting';
 import { beginCall, endCall } from './watchdog';
 
@@ -50,7 +50,8 @@ export function serial<T>(
     ctx.now = at ?? ctx.clock();
     beginCall(ctx, call);
     try {
-      await expire(ctx);
+      if (mayFallDue(ctx)) await expire(ctx);
+      else clearTimeout(ctx.timer);
       return await fn();
     } finally {
       endCall(ctx);

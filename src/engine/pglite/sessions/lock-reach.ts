@@ -191,9 +191,18 @@ export async function mayMeetPreparedLock(
   // In an aborted transaction every statement fails at once (and so would the catalog's
   // questions below): it can wait for nothing.
   if (ctx.resident === s && s.status === 'E') return false;
+  // Only a parked transaction holds locks: with none but `s`'s there is none to meet, and
+  // nothing to do unless a `Reach` is kept that the statement may change.
+  const othersParked = [...ctx.sessions.values()].some(
+    (r) => r !== s && r.holding.kind === 'parked',
+  );
+  if (!othersParked && m.reach === null) return false;
   const statements = splitStatements(sql).map(({ sql: text }) => ({ text, touch: touch(s, text) }));
   const other = statements.some((st) => st.touch === 'other');
-  const locks = statements.every((st) => st.touch === 'none') ? [] : await preparedLocks(ctx, s);
+  const locks =
+    !othersParked || statements.every((st) => st.touch === 'none')
+      ? []
+      : await preparedLocks(ctx, s);
   const callsUserFunction = () =>
     m.reach !== null && m.reach.functions.some((name) => mentions(sql, name));
   // DDL, or a user function (which may do DDL), may change what `Reach` says.

@@ -15,6 +15,18 @@ import { failWait } from './waiting';
 export const longestTimerMs = 2 ** 31 - 1;
 
 /**
+ * Whether anything can fall due: a wait, a sleep, or a session with a timeout set. Most
+ * calls meet none, and `expire` is then only the clearing of a timer that is not set.
+ */
+export function mayFallDue(ctx: LayerContext): boolean {
+  if (ctx.waiters.length > 0 || ctx.sleepers.size > 0) return true;
+  for (const r of ctx.sessions.values()) {
+    if (r.timeouts.idleMs || r.timeouts.transactionMs) return true;
+  }
+  return false;
+}
+
+/**
  * Does what is due by the call's time: ends timed-out sessions, wakes sleeps, checks
  * waits for deadlocks; then sets a timer for the next deadline, so that it also happens
  * while no call comes.

@@ -474,12 +474,17 @@ export async function check(
 ): Promise<Verdict> {
   const { backend } = ctx;
   const statements = splitStatements(sql).map((st) => st.sql);
-  const read = await readLockWait(ctx, s, statements);
+  // Most statements meet no other transaction at all: then nothing is asked of PostgreSQL.
+  const others = [...ctx.sessions.values()].filter((r) => r !== s);
+  const read = others.some((r) => r.holding.kind === 'released')
+    ? await readLockWait(ctx, s, statements)
+    : null;
   if (read) return read;
-  const queued = await queuedBehind(ctx, s, statements);
+  const queued = ctx.waiters.length > 0 ? await queuedBehind(ctx, s, statements) : null;
   if (queued) return { verdict: 'queued', waiter: queued };
-  if (![...ctx.sessions.values()].some((r) => r.holding.kind === 'parked'))
+  if (s.holding.kind !== 'parked' && !others.some((r) => r.holding.kind === 'parked')) {
     return { verdict: 'free' };
+  }
   const locks = await parkedRelationLocks(ctx);
   let probe: { holder: SessionRecord } | null = null;
   /** UPDATE and DELETE statements whose target rows have been looked at. */
