@@ -172,12 +172,16 @@ describe('a new build', () => {
       await unlink(live!);
       await symlink(newer!, live!);
       // A visit finds the new sw.js, which installs and waits for the old build's tabs.
+      // Chromium checks for it once the old worker has been idle a moment after the visit:
+      // pages opened every few ms (a poll's default) keep the worker busy and the check
+      // away, so the cache is looked at every two seconds, as a reader's next page would.
       const second = await chrome.context.newPage();
       await second.goto(`${server.url}lab/`);
-      await expect.poll(cacheNames, { timeout: 60_000 }).toContain('0newer0build');
+      const poll = { timeout: 60_000, interval: 2_000 };
+      await expect.poll(cacheNames, poll).toContain('0newer0build');
       await second.close();
       // With no tab of the old build open, the new worker takes over and clears the old.
-      await expect.poll(cacheNames, { timeout: 60_000 }).toEqual(['0newer0build']);
+      await expect.poll(cacheNames, poll).toEqual(['0newer0build']);
     } finally {
       await chrome.close();
       await server.close();
