@@ -136,17 +136,31 @@ async function isPrepared(ctx: LayerContext, gid: string): Promise<boolean> {
 }
 
 /**
- * Whether a statement is of a kind the guard looks at further: most are not (a SELECT, an
- * UPDATE), and for those the text says so without asking PostgreSQL anything.
+ * What the guard reads of one statement from its text alone, once per text: most
+ * statements (a SELECT, an UPDATE) are of no kind it looks at further (`looked` false),
+ * and for those nothing is asked of PostgreSQL.
  */
-const ofGuardedKind = byText(
-  (statement) =>
-    endsPrepared.test(statement.replace(/--[^\n]*/g, ' ')) ||
-    sessionAuthorization.test(statement) ||
-    setsLayerSetting.test(statement) ||
-    changesObjects.test(withoutLiterals(statement)) ||
-    releasesAllAdvisory.test(withoutLiterals(statement)),
-);
+const readGuarded = byText((statement) => {
+  const ending = endsPrepared.exec(statement.replace(/--[^\n]*/g, ' '));
+  const text = withoutLiterals(statement);
+  const read = {
+    /** COMMIT/ROLLBACK PREPARED: the gid named, or null when it is not a plain literal. */
+    endsPrepared: ending ? (ending[1]?.replace(/''/g, "'") ?? null) : undefined,
+    // set_config names its setting in a literal: read it with the literals left in.
+    sessionAuthorization: sessionAuthorization.test(statement),
+    setsLayerSetting: setsLayerSetting.test(statement),
+    /** The statement with its literals blanked, when it changes the catalog's objects. */
+    changesObjects: changesObjects.test(text) ? text : null,
+    releasesAllAdvisory: releasesAllAdvisory.test(text),
+  };
+  const looked =
+    read.endsPrepared !== undefined ||
+    read.sessionAuthorization ||
+    read.setsLayerSetting ||
+    read.changesObjects !== null ||
+    read.releasesAllAdvisory;
+  return { ...read, looked };
+});
 
 /** One statement's refusal, or null when the layer may let PostgreSQL answer it. */
 async function guardStatement(
@@ -154,21 +168,20 @@ async function guardStatement(
   s: SessionRecord,
   statement: string,
 ): Promise<QueryReply | null> {
-  const ending = endsPrepared.exec(statement.replace(/--[^\n]*/g, ' '));
-  if (ending) {
+  const read = readGuarded(statement);
+  if (read.endsPrepared !== undefined) {
     // The reader cannot prepare a transaction (`prepared-by-reader`), so every prepared
     // one is the layer's; a gid that is none is PostgreSQL's to answer.
-    const gid = ending[1]?.replace(/''/g, "'");
-    if (gid === undefined) return notExpressible('layer-transaction', 'the transaction named');
+    const gid = read.endsPrepared;
+    if (gid === null) return notExpressible('layer-transaction', 'the transaction named');
     if (await isPrepared(ctx, gid)) return notExpressible('layer-transaction', gid);
   }
-  const text = withoutLiterals(statement);
-  // set_config names its setting in a literal: read it with the literals left in.
-  if (sessionAuthorization.test(statement)) return notExpressible('session-authorization');
-  if (setsLayerSetting.test(statement)) {
+  if (read.sessionAuthorization) return notExpressible('session-authorization');
+  if (read.setsLayerSetting) {
     return notExpressible('layer-schema', 'the in-browser engine’s own settings', '');
   }
-  if (changesObjects.test(text)) {
+  const text = read.changesObjects;
+  if (text !== null) {
     for (const [target, what] of layerTargets) {
       if (target.test(text)) return notExpressible('layer-schema', what, '');
     }
@@ -188,7 +201,7 @@ async function guardStatement(
       }
     }
   }
-  if (releasesAllAdvisory.test(text)) {
+  if (read.releasesAllAdvisory) {
     const other = [...ctx.advisoryHeld.values()].find((h) => h.holder !== s);
     if (other) return notExpressible('releases-others-locks', whose(other.holder));
   }
@@ -207,7 +220,7 @@ export async function guard(
   const large = statementTooLarge(sql);
   if (large) return large;
   for (const { sql: statement } of splitStatements(sql)) {
-    if (!ofGuardedKind(statement)) continue;
+    if (!readGuarded(statement).looked) continue;
     const refused = await guardStatement(ctx, s, statement);
     if (refused) return refused;
   }

@@ -113,8 +113,8 @@ export async function setAside(ctx: LayerContext, r: SessionRecord): Promise<voi
 export async function enter(ctx: LayerContext, s: SessionRecord): Promise<void> {
   const { backend } = ctx;
   if (ctx.resident && ctx.resident !== s) await setAside(ctx, ctx.resident);
-  if (ctx.spentStandIns.length > 0) await rollBackSpentStandIns(ctx);
-  if (ctx.loaded !== s) await loadSettings(ctx, s);
+  await rollBackSpentStandIns(ctx);
+  await loadSettings(ctx, s);
   if (s.holding.kind === 'released') {
     // The same kind of transaction, with its savepoints and settings made again.
     const shape = shapeOf(s.holding);

@@ -30,6 +30,7 @@ export function mayFallDue(ctx: LayerContext): boolean {
  * Does what is due by the call's time: ends timed-out sessions, wakes sleeps, checks
  * waits for deadlocks; then sets a timer for the next deadline, so that it also happens
  * while no call comes.
+ * (A new kind of deadline here belongs in `mayFallDue` too.)
  */
 export async function expire(ctx: LayerContext): Promise<void> {
   const at = ctx.now.getTime();
