@@ -56,6 +56,13 @@ export interface Restore {
   cancelled: number[];
 }
 
+/**
+ * A journal entry as it crosses to the driving thread. A call that thread sent goes as its
+ * `tag` (the request's callId) and time only: the thread has the call itself, so the SQL
+ * does not cross twice. One the worker made (a timer's tick) goes whole.
+ */
+export type JournalNote = { tag: number; at: number } | JournalEntry;
+
 /** Main thread → worker. Every message has a `type` and a `callId`. */
 export type WorkerRequest =
   | {
@@ -89,7 +96,7 @@ export type WorkerReply = (
   /** The journal so far is covered by `checkpoint`: a recovery starts there. */
   | { type: 'checkpoint'; callId: number; checkpoint: LayerCheckpoint }
 ) & {
-  journal?: JournalEntry[];
+  journal?: JournalNote[];
   /**
    * Reader statements (by number) that came back from the backend since the last message,
    * which come before it. An end waits for the next message (most often the call's answer,

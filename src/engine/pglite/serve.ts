@@ -6,8 +6,8 @@
 import { PGlite, protocol } from '@electric-sql/pglite';
 import { makeEngineApi, type EngineApi } from './core';
 import { isGzip, PreparedDataDirFS, readTar } from './datadir-fs';
-import type { BootArtifacts, WorkerReply, WorkerRequest } from './messages';
-import type { JournalEntry, LayerCall } from './sessions';
+import type { BootArtifacts, JournalNote, WorkerReply, WorkerRequest } from './messages';
+import type { LayerCall } from './sessions';
 import { startParamsWith } from './settings';
 
 // The smallest valid WebAssembly module. initdb never runs when a data directory is
@@ -63,7 +63,7 @@ function warmUp(db: PGlite): Promise<unknown> {
 export function makeWorkerServer(send: (reply: WorkerReply) => void) {
   let api: EngineApi | undefined;
   /** Calls journaled since the last message; they go with the next one (see WorkerReply). */
-  let journal: JournalEntry[] = [];
+  let journal: JournalNote[] = [];
   /** Reader statements ended since the last message; they too go with the next one. */
   let ended: number[] = [];
   let flush: ReturnType<typeof setTimeout> | undefined;
@@ -103,15 +103,19 @@ export function makeWorkerServer(send: (reply: WorkerReply) => void) {
         cancelled: new Set(restore?.cancelled),
         ...(request.checkpoints ? { checkpoints: request.checkpoints } : {}),
         watch: {
-          journal: (entry) => journal.push(entry),
+          // A call the driving thread sent goes as its tag: that thread has the call.
+          journal: (entry) =>
+            journal.push(entry.tag === undefined ? entry : { tag: entry.tag, at: entry.at }),
           // A statement's news crosses so the page knows which one Stop must end; only a
           // guarded one sets the watchdog's timer. A quiet one sends none, but what is
           // waiting goes first: the page must not take an ended statement for the one
           // running, nor a call waiting in the layer for a busy one.
-          statement: ({ done, quiet, ...event }) => {
-            if (done) noteEnded(event.seq);
-            else if (!quiet) post({ type: 'statement', callId: 0, ...event });
-            else if (ended.length || journal.length) post({ type: 'news', callId: 0 });
+          statement: (event) => {
+            if (event.done) noteEnded(event.seq);
+            else if (!event.quiet) {
+              const { seq, sessionId, guarded } = event;
+              post({ type: 'statement', callId: 0, seq, sessionId, guarded });
+            } else if (ended.length || journal.length) post({ type: 'news', callId: 0 });
           },
           checkpoint: (checkpoint) => post({ type: 'checkpoint', callId: 0, checkpoint }),
         },

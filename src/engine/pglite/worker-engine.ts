@@ -8,7 +8,14 @@ import type { PageEngine, StartProgress, StopOutcome } from '../page';
 import type { SessionInfo } from '../session-info';
 import { EngineGoneError, type EngineGoneKind, type Session, type SessionOptions } from '../types';
 import { apiSession, type CallApi } from './api-engine';
-import type { BootArtifacts, Method, Restore, WorkerReply, WorkerRequest } from './messages';
+import type {
+  BootArtifacts,
+  JournalNote,
+  Method,
+  Restore,
+  WorkerReply,
+  WorkerRequest,
+} from './messages';
 import type { CheckpointLimits, JournalEntry, LayerCheckpoint } from './sessions';
 
 /**
@@ -407,8 +414,20 @@ class WatchedWorkerEngine implements WorkerEngine {
     });
   }
 
+  /** The journal entry a note stands for: a call this side sent is its request's. */
+  private journalEntry(note: JournalNote): JournalEntry {
+    if ('call' in note) return note;
+    const request = this.pending.get(note.tag)?.request;
+    if (request?.type !== 'call') {
+      throw new Error(`The worker journaled call ${note.tag}, which this engine never sent.`);
+    }
+    const { method, args } = request;
+    return { call: { method, args } as JournalEntry['call'], at: note.at, tag: note.tag };
+  }
+
   private settle(response: WorkerReply): void {
-    for (const entry of response.journal ?? []) {
+    for (const note of response.journal ?? []) {
+      const entry = this.journalEntry(note);
       this.journal.push(entry);
       this.journalBytes += JSON.stringify(entry).length;
       if (entry.tag !== undefined) this.journaledIds.add(entry.tag);

@@ -30,7 +30,8 @@ export type LayerCall =
  */
 export interface JournalEntry {
   call: LayerCall;
-  at: string;
+  /** When it ran, in milliseconds since the epoch. */
+  at: number;
   tag?: number;
 }
 
@@ -56,7 +57,7 @@ export function serial<T>(
     } finally {
       endCall(ctx);
       if (call && !ctx.replaying && ctx.watch) {
-        ctx.watch.journal({ call, at: ctx.now.toISOString(), tag });
+        ctx.watch.journal({ call, at: ctx.now.getTime(), tag });
         noteJournaled(ctx, JSON.stringify(call.args).length);
         checkpointWhenDue(ctx);
       }
