@@ -72,28 +72,36 @@ export function serial<T>(
 const checkpointQueued = new WeakSet<LayerContext>();
 /** How long the layer must go without a call for a moment to count as quiet. */
 const quietMs = 50;
-/** Per layer: the timer of a checkpoint waiting for a quiet moment. */
-const quietTimers = new WeakMap<LayerContext, ReturnType<typeof setTimeout>>();
+/** Per layer: when its last journaled call ended (Date.now()). */
+const lastCallAt = new WeakMap<LayerContext, number>();
+/** Layers with a timer waiting for a quiet moment. */
+const waitingForQuiet = new WeakSet<LayerContext>();
 
 /**
  * After a journaled call: queues a checkpoint if one is due at once, or waits for a quiet
  * moment (`quietMs` with no further call) if one is due then. A busy run
  * of calls (a counter at 8×, a loop of statements) so pays for a dump only once the
  * journal is long, and a reader at the console never waits behind one they did not cause.
+ * A call only notes its time: one timer looks for the quiet moment (`waitForQuiet`),
+ * rather than each call setting a timer of its own and clearing the last one's.
  */
 function checkpointWhenDue(ctx: LayerContext): void {
-  clearTimeout(quietTimers.get(ctx));
-  quietTimers.delete(ctx);
+  lastCallAt.set(ctx, Date.now());
   const due = checkpointDue(ctx);
   if (due === 'now') checkpointSoon(ctx);
-  else if (due === 'quiet') {
-    const timer = setTimeout(() => {
-      quietTimers.delete(ctx);
-      if (checkpointDue(ctx)) checkpointSoon(ctx);
-    }, quietMs);
-    (timer as { unref?: () => void }).unref?.();
-    quietTimers.set(ctx, timer);
-  }
+  else if (due === 'quiet' && !waitingForQuiet.has(ctx)) waitForQuiet(ctx, quietMs);
+}
+
+/** In `ms`, takes a checkpoint if the layer has had no call for `quietMs`, else waits on. */
+function waitForQuiet(ctx: LayerContext, ms: number): void {
+  waitingForQuiet.add(ctx);
+  const timer = setTimeout(() => {
+    const idle = Date.now() - (lastCallAt.get(ctx) ?? 0);
+    if (idle < quietMs) return waitForQuiet(ctx, quietMs - idle);
+    waitingForQuiet.delete(ctx);
+    if (checkpointDue(ctx)) checkpointSoon(ctx);
+  }, ms);
+  (timer as { unref?: () => void }).unref?.();
 }
 
 /**
