@@ -13,6 +13,9 @@ const sessionAdvisoryLock = /\bpg_(?:try_)?advisory_(?:un)?lock(?:_shared|_all)?
 const advisoryLockAlone =
   /^\s*SELECT\s+pg_advisory(?:_xact)?_lock(?:_shared)?\s*\(\s*-?\d+\s*(?:,\s*-?\d+\s*)?\)\s*;?\s*$/i;
 
+/** Any advisory lock function at all, taking or giving up, at either level. */
+const anyAdvisoryFunction = /\bpg_(?:try_)?advisory_/i;
+
 /** Any call that takes an advisory lock, at either level. */
 const anyAdvisoryLock = /\bpg_(?:try_)?advisory_(?:xact_)?lock(?:_shared)?\s*\(/i;
 
@@ -50,22 +53,36 @@ async function parkedAdvisoryLocks(ctx: LayerContext): Promise<ParkedAdvisory[]>
 
 /** What `checkAdvisory` found: the calls to note once the statement ran, a wait, or a refusal. */
 export type AdvisoryVerdict =
-  | { verdict: 'free'; calls: AdvisoryCall[] }
+  | { verdict: 'free'; calls: readonly AdvisoryCall[] }
   | { verdict: 'waits'; wait: WaitOn }
   | { verdict: 'refused'; reply: ReturnType<typeof notExpressible> };
+
+/** The verdict on a statement that calls no advisory lock function (most of them). */
+const noAdvisory: AdvisoryVerdict = Object.freeze({ verdict: 'free', calls: Object.freeze([]) });
 
 /**
  * Whether `s` may run `sql` as far as session-level advisory locks go: a key another
  * session holds makes a lone `SELECT pg_advisory_lock(k)` wait, and anything else that
- * takes it is refused, since the backend would not make it wait.
+ * takes it is refused, since the backend would not make it wait. A statement that calls
+ * no advisory lock function is answered at once, with nothing to wait for.
  */
-export async function checkAdvisory(
+export function checkAdvisory(
   ctx: LayerContext,
   s: SessionRecord,
   sql: string,
+): AdvisoryVerdict | Promise<AdvisoryVerdict> {
+  const executed = executedText(s, sql);
+  return anyAdvisoryFunction.test(executed) ? checkCalls(ctx, s, sql, executed) : noAdvisory;
+}
+
+/** `checkAdvisory` for a statement that calls advisory lock functions (`executed` as run). */
+async function checkCalls(
+  ctx: LayerContext,
+  s: SessionRecord,
+  sql: string,
+  executed: string,
 ): Promise<AdvisoryVerdict> {
   const { advisoryHeld } = ctx;
-  const executed = executedText(s, sql);
   const calls = sessionAdvisoryLock.test(executed) ? advisoryCalls(executed) : [];
   if (calls === null) return { verdict: 'refused', reply: notExpressible('advisory-untracked') };
   const xactCalls = xactAdvisoryCalls(executed);
@@ -154,7 +171,11 @@ async function advisoryTag(ctx: LayerContext, key: string): Promise<string> {
 }
 
 /** Records the session-level advisory locks `s` took or gave back. */
-export function noteAdvisory(ctx: LayerContext, s: SessionRecord, calls: AdvisoryCall[]): void {
+export function noteAdvisory(
+  ctx: LayerContext,
+  s: SessionRecord,
+  calls: readonly AdvisoryCall[],
+): void {
   const { advisoryHeld } = ctx;
   for (const { fn, key } of calls) {
     const held = advisoryHeld.get(key);

@@ -372,5 +372,14 @@ export function stopWaiting(s: SessionRecord): void {
   s.waitXmin = null;
 }
 
+/**
+ * Whether a session other than `s` holds a transaction of `kind` (parked, released, …).
+ * Asked before every statement, so it walks the sessions without building a list.
+ */
+export function anotherHolds(ctx: LayerContext, s: SessionRecord, kind: Holding['kind']): boolean {
+  for (const r of ctx.sessions.values()) if (r !== s && r.holding.kind === kind) return true;
+  return false;
+}
+
 /** How the reader knows a session: its application_name and its pid. */
 export const whose = (s: SessionRecord) => `${s.applicationName} (pid ${s.pid})`;

@@ -210,17 +210,27 @@ async function guardStatement(
 
 /**
  * Refuses `s`'s `sql` when it would break the layer (see above); null when it may go on.
- * Called once, as runQuery starts.
+ * Called once, as runQuery starts. Most statements are none of the guard's business, and
+ * are let go at once.
  */
-export async function guard(
+export function guard(
   ctx: LayerContext,
   s: SessionRecord,
   sql: string,
-): Promise<QueryReply | null> {
+): QueryReply | null | Promise<QueryReply | null> {
   const large = statementTooLarge(sql);
   if (large) return large;
-  for (const { sql: statement } of splitStatements(sql)) {
-    if (!readGuarded(statement).looked) continue;
+  const looked = splitStatements(sql).filter(({ sql: statement }) => readGuarded(statement).looked);
+  return looked.length > 0 ? guardEach(ctx, s, looked) : null;
+}
+
+/** `guard` for the statements it looks at, in order: the first refusal, or null. */
+async function guardEach(
+  ctx: LayerContext,
+  s: SessionRecord,
+  statements: readonly { sql: string }[],
+): Promise<QueryReply | null> {
+  for (const { sql: statement } of statements) {
     const refused = await guardStatement(ctx, s, statement);
     if (refused) return refused;
   }

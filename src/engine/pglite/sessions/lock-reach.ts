@@ -5,7 +5,7 @@
 // reader stops it (src/engine/ARCHITECTURE.md, "The journal and the watchdog").
 import { splitStatements } from '../../split-statements';
 import { conflicts, mentions, statementNeeds, type LockMode } from '../waits';
-import type { LayerContext, SessionRecord } from './context';
+import { anotherHolds, type LayerContext, type SessionRecord } from './context';
 import { executedText } from './session-settings';
 
 /** A lock a prepared transaction holds, as pg_locks shows it. */
@@ -193,9 +193,7 @@ export async function mayMeetPreparedLock(
   if (ctx.resident === s && s.status === 'E') return false;
   // Only a parked transaction holds locks: with none but `s`'s there is none to meet, and
   // nothing to do unless a `Reach` is kept that the statement may change.
-  const othersParked = [...ctx.sessions.values()].some(
-    (r) => r !== s && r.holding.kind === 'parked',
-  );
+  const othersParked = anotherHolds(ctx, s, 'parked');
   if (!othersParked && m.reach === null) return false;
   const statements = splitStatements(sql).map(({ sql: text }) => ({ text, touch: touch(s, text) }));
   const other = statements.some((st) => st.touch === 'other');

@@ -5,6 +5,7 @@
 import { splitStatements } from '../../split-statements';
 import type { BackendReply } from '../backend';
 import {
+  anotherHolds,
   setState,
   whose,
   type LayerContext,
@@ -100,13 +101,11 @@ export function forgetLog(s: SessionRecord): void {
 
 /** The XIDs of the transactions open now: sessions' own, and stand-ins for snapshots. */
 function openXids(ctx: LayerContext): string[] {
-  const xids = [...ctx.sessions.values()].flatMap((r) =>
-    r.holding.kind === 'parked'
-      ? [r.holding.xid]
-      : r.holding.kind === 'resident' && r.xid
-        ? [r.xid]
-        : [],
-  );
+  const xids: string[] = [];
+  for (const r of ctx.sessions.values()) {
+    if (r.holding.kind === 'parked') xids.push(r.holding.xid);
+    else if (r.holding.kind === 'resident' && r.xid) xids.push(r.xid);
+  }
   for (const w of ctx.waiters) if (w.standIn) xids.push(w.standIn.xid);
   return xids;
 }
@@ -120,8 +119,10 @@ const showsAges = /\bpg_stat_activity\b|\b(?:age|mxid_age)\s*\(/i;
  */
 export function noteShown(ctx: LayerContext, sql: string, reply: QueryReply): void {
   const open = openXids(ctx);
-  const still = new Set(open);
-  for (const xid of ctx.shownXids) if (!still.has(xid)) ctx.shownXids.delete(xid);
+  if (ctx.shownXids.size > 0) {
+    const still = new Set(open);
+    for (const xid of ctx.shownXids) if (!still.has(xid)) ctx.shownXids.delete(xid);
+  }
   if (open.length === 0) return;
   if (showsAges.test(sql)) {
     for (const xid of open) ctx.shownXids.add(xid);
@@ -138,6 +139,7 @@ export function noteShown(ctx: LayerContext, sql: string, reply: QueryReply): vo
  * it came before on a server, if `sql` could show XIDs or their order; null otherwise.
  */
 export function xidsHidden(ctx: LayerContext, sql: string): QueryReply | null {
+  if (ctx.renumbered.length === 0) return null;
   const open = new Set(openXids(ctx));
   const live = (r: Renumbering) =>
     r.s.xactSeq === r.seq &&
@@ -176,10 +178,10 @@ async function cannotReplay(ctx: LayerContext, s: SessionRecord): Promise<string
   if (clockKeywords.test(text)) return 'it read the clock, which a replay would read later';
   // Rolling back to a savepoint gives up the row locks taken since it, which another
   // transaction may have taken since: the replay's statement would then wait for it.
-  const othersParked = [...ctx.sessions.values()].some(
-    (r) => r !== s && r.holding.kind === 'parked',
-  );
-  if (othersParked && splitStatements(text).some(({ sql }) => toSavepoint.test(sql))) {
+  if (
+    anotherHolds(ctx, s, 'parked') &&
+    splitStatements(text).some(({ sql }) => toSavepoint.test(sql))
+  ) {
     return 'it rolled back to a savepoint, giving up row locks another transaction may hold now';
   }
   const called = [...text.matchAll(/\b([a-z_][a-z0-9_$]*)\s*\(/gi)].map((m) => m[1]!.toLowerCase());

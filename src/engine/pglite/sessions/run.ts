@@ -380,7 +380,7 @@ async function finish(
   reply: BackendReply,
   sql: string,
   params: unknown[] | undefined,
-  advisoryCalls: AdvisoryCall[],
+  advisoryCalls: readonly AdvisoryCall[],
 ): Promise<Outcome> {
   if (!reply.error) {
     noteAdvisory(ctx, s, advisoryCalls);

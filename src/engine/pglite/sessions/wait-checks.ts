@@ -11,7 +11,14 @@ import {
   type LockMode,
   type RowAction,
 } from '../waits';
-import type { LayerContext, ParkedLock, SessionRecord, TableRequest, Waiter } from './context';
+import {
+  anotherHolds,
+  type LayerContext,
+  type ParkedLock,
+  type SessionRecord,
+  type TableRequest,
+  type Waiter,
+} from './context';
 import { quoteIdent, type MatchedRows } from './recheck';
 import { enter, setAside } from './parking';
 import { loadSettings } from './session-settings';
@@ -459,6 +466,9 @@ export async function likelyHolder(
   return only(holders) ?? only(writers);
 }
 
+/** The verdict on most statements, shared: nothing in the way. */
+const free: Verdict = Object.freeze({ verdict: 'free' });
+
 /**
  * Decides whether `sql`, sent now by `s`, would wait on a parked transaction, asking
  * PostgreSQL: pg_locks for table locks, the xmax of the target rows for UPDATE and
@@ -473,18 +483,17 @@ export async function check(
   { quiet = false }: { quiet?: boolean } = {},
 ): Promise<Verdict> {
   const { backend } = ctx;
-  const statements = splitStatements(sql).map((st) => st.sql);
   // Most statements meet no other transaction at all: then nothing is asked of PostgreSQL.
-  const others = [...ctx.sessions.values()].filter((r) => r !== s);
-  const read = others.some((r) => r.holding.kind === 'released')
-    ? await readLockWait(ctx, s, statements)
-    : null;
+  const released = anotherHolds(ctx, s, 'released');
+  if (!released && ctx.waiters.length === 0 && s.holding.kind !== 'parked') {
+    if (!anotherHolds(ctx, s, 'parked')) return free;
+  }
+  const statements = splitStatements(sql).map((st) => st.sql);
+  const read = released ? await readLockWait(ctx, s, statements) : null;
   if (read) return read;
   const queued = ctx.waiters.length > 0 ? await queuedBehind(ctx, s, statements) : null;
   if (queued) return { verdict: 'queued', waiter: queued };
-  if (s.holding.kind !== 'parked' && !others.some((r) => r.holding.kind === 'parked')) {
-    return { verdict: 'free' };
-  }
+  if (s.holding.kind !== 'parked' && !anotherHolds(ctx, s, 'parked')) return free;
   const locks = await parkedRelationLocks(ctx);
   let probe: { holder: SessionRecord } | null = null;
   /** UPDATE and DELETE statements whose target rows have been looked at. */
