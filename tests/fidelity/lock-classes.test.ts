@@ -27,6 +27,26 @@ async function lockAfterRead(engine: Engine) {
   return { first, after };
 }
 
+/**
+ * LOCK TABLE outside a transaction block fails before it locks anything, however strong
+ * a lock another transaction holds; in a string of several it runs in their implicit
+ * block, and waits.
+ */
+async function lockOutsideBlock(engine: Engine) {
+  const [setup, holder, locker] = await sessions(engine, 3);
+  await setup!.query(
+    'DROP TABLE IF EXISTS crate; CREATE TABLE crate (id int PRIMARY KEY, v int); INSERT INTO crate VALUES (1, 0)',
+  );
+  await holder!.query('BEGIN; UPDATE crate SET v = 1 WHERE id = 1');
+  const alone = await within(answer(locker!, 'LOCK TABLE crate IN SHARE MODE'), 1000);
+  const implicit = answer(locker!, 'LOCK TABLE crate IN SHARE MODE; SELECT v FROM crate');
+  const first = await within(implicit, 400);
+  await holder!.query('COMMIT');
+  const after = await within(implicit, 2000);
+  for (const s of [setup!, holder!, locker!]) await s.close();
+  return { alone, first, after };
+}
+
 /** lock_timeout and statement_timeout end a statement that waits for a lock. */
 async function timeoutsOnWaits(engine: Engine) {
   const [setup, holder, waiter] = await sessions(engine, 3);
@@ -133,6 +153,16 @@ describe('locks on PGlite and on PostgreSQL 18', () => {
     const expected = { first: 'waiting', after: [] };
     expect(await lockAfterRead(engines.server.engine)).toEqual(expected);
     expect(await lockAfterRead(engines.pglite)).toEqual(expected);
+  });
+
+  it('LOCK TABLE alone outside a transaction block fails at once; in a string of several it waits', async () => {
+    const expected = {
+      alone: '25P01 LOCK TABLE can only be used in transaction blocks',
+      first: 'waiting',
+      after: [['1']],
+    };
+    expect(await lockOutsideBlock(engines.server.engine)).toEqual(expected);
+    expect(await lockOutsideBlock(engines.pglite)).toEqual(expected);
   });
 
   it('lock_timeout and statement_timeout end a wait with the server’s errors', async () => {

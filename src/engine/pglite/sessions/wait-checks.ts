@@ -466,6 +466,22 @@ export async function likelyHolder(
   return only(holders) ?? only(writers);
 }
 
+/** LOCK TABLE, after any comments. */
+const lockTable = /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*LOCK\b/i;
+
+/**
+ * The statements of `s`'s `sql` that may take locks. A lone LOCK TABLE outside a
+ * transaction block fails before it locks anything ("can only be used in transaction
+ * blocks": RequireTransactionBlock comes first in standard_ProcessUtility), so it waits
+ * for nothing; in a string of several it runs in their implicit block, and locks.
+ */
+function lockingStatements(s: SessionRecord, sql: string): string[] {
+  const statements = splitStatements(sql).map((st) => st.sql);
+  const failsAtOnce =
+    statements.length === 1 && s.holding.kind === 'none' && lockTable.test(statements[0]!);
+  return failsAtOnce ? [] : statements;
+}
+
 /** The verdict on most statements, shared: nothing in the way. */
 const free: Verdict = Object.freeze({ verdict: 'free' });
 
@@ -488,7 +504,7 @@ export async function check(
   if (!released && ctx.waiters.length === 0 && s.holding.kind !== 'parked') {
     if (!anotherHolds(ctx, s, 'parked')) return free;
   }
-  const statements = splitStatements(sql).map((st) => st.sql);
+  const statements = lockingStatements(s, sql);
   const read = released ? await readLockWait(ctx, s, statements) : null;
   if (read) return read;
   const queued = ctx.waiters.length > 0 ? await queuedBehind(ctx, s, statements) : null;
