@@ -178,6 +178,12 @@ export const refusalKinds = [
    * TRANSACTION: it commits part of its work and then waits for older transactions.
    */
   'waits-for-older',
+  /**
+   * A string of several statements outside a transaction block that would wait, with a
+   * SET or RESET between two of its other statements: whether a server applies it before
+   * the wait depends on which statement waits, which cannot be told here.
+   */
+  'set-between-statements',
   /** The reader's own PREPARE TRANSACTION: a transaction no session holds, not followed. */
   'prepared-by-reader',
   /**

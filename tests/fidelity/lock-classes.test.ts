@@ -2,7 +2,7 @@
 // PostgreSQL 18: the answer must be the server's, or a refusal that names its kind.
 import { describe, expect, it } from 'vitest';
 import type { Engine, Session } from '../../src/engine/types';
-import { answer, within } from '../support/answer';
+import { answer, kindOf, within } from '../support/answer';
 import { bothEngines } from '../support/both-engines';
 
 async function sessions(engine: Engine, n: number): Promise<Session[]> {
@@ -45,6 +45,29 @@ async function lockOutsideBlock(engine: Engine) {
   const after = await within(implicit, 2000);
   for (const s of [setup!, holder!, locker!]) await s.close();
   return { alone, first, after };
+}
+
+/**
+ * A string of several outside a transaction block runs statement by statement on a
+ * server: a SET before the statement that waits applies to its wait.
+ */
+async function setThenWait(engine: Engine) {
+  const [setup, holder, waiter] = await sessions(engine, 3);
+  await setup!.query(
+    'DROP TABLE IF EXISTS till; CREATE TABLE till (id int PRIMARY KEY, v int); INSERT INTO till VALUES (1, 0), (2, 0)',
+  );
+  await holder!.query('BEGIN; UPDATE till SET v = 1 WHERE id = 1');
+  const sql = "SET lock_timeout = '50ms'; UPDATE till SET v = 2 WHERE id = 1";
+  const leading = await within(answer(waiter!, sql), 3000);
+  const between = answer(
+    waiter!,
+    "RESET lock_timeout; UPDATE till SET v = 3 WHERE id = 2; SET lock_timeout = '50ms'; UPDATE till SET v = 3 WHERE id = 1",
+  );
+  const first = await within(between, 3000);
+  await holder!.query('ROLLBACK');
+  const after = await within(between, 3000);
+  for (const s of [setup!, holder!, waiter!]) await s.close();
+  return { leading, first, after };
 }
 
 /** lock_timeout and statement_timeout end a statement that waits for a lock. */
@@ -163,6 +186,19 @@ describe('locks on PGlite and on PostgreSQL 18', () => {
     };
     expect(await lockOutsideBlock(engines.server.engine)).toEqual(expected);
     expect(await lockOutsideBlock(engines.pglite)).toEqual(expected);
+  });
+
+  it('a SET before the statement that waits in a string outside a block applies to the wait', async () => {
+    const lockTimeout = '55P03 canceling statement due to lock timeout';
+    expect(await setThenWait(engines.server.engine)).toEqual({
+      leading: lockTimeout,
+      first: lockTimeout,
+      after: lockTimeout,
+    });
+    const onPglite = await setThenWait(engines.pglite);
+    expect(onPglite.leading).toBe(lockTimeout);
+    // Between two other statements, whether it applies depends on which one waits.
+    expect(kindOf(onPglite.first)).toBe('set-between-statements');
   });
 
   it('lock_timeout and statement_timeout end a wait with the server’s errors', async () => {

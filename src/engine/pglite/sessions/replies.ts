@@ -105,6 +105,11 @@ const refusalWords = {
     'calls); on a server it runs part-way before the wait, so the notices raised up to ' +
     'there reach the client before the wait and the rest after, while the in-browser ' +
     'engine runs it only once the wait is over and cannot tell which notices came first',
+  'set-between-statements': () =>
+    'this string of statements would wait, and it changes a setting between two of its ' +
+    'other statements; a server runs it statement by statement, so the setting applies to ' +
+    'the wait only if it comes before the statement that waits, and the in-browser engine ' +
+    'cannot tell which statement that is',
   'waits-for-older': (whom: string) =>
     'CREATE INDEX CONCURRENTLY (and REINDEX, DROP INDEX or DETACH PARTITION CONCURRENTLY) ' +
     'commits part of its work and then waits for every older transaction that holds a ' +

@@ -10,10 +10,11 @@ import {
   type TableRequest,
   type Waiter,
 } from './context';
+import { splitStatements } from '../../split-statements';
 import { wake } from './in-flight';
 import { rollBackSpentStandIns, rollbackPrepared, setAside, takeStandIn } from './parking';
 import type { MatchedRows, RowWait } from './recheck';
-import { cancelled, type Outcome, type QueryReply } from './replies';
+import { cancelled, notExpressible, type Outcome, type QueryReply } from './replies';
 import { runQuery } from './run';
 import { loadSettings } from './session-settings';
 import { expire } from './timers';
@@ -36,6 +37,27 @@ export interface WaitOn {
   table?: TableRequest;
 }
 
+/** SET or RESET, after any comments. */
+const setOrReset = /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(?:SET|RESET)\b/i;
+
+/**
+ * The SET and RESET statements a server has run before the statement of `s`'s `sql` that
+ * waits, when `sql` is a string of several outside a transaction block (a server runs
+ * them one by one, in one implicit transaction): those before its first other statement,
+ * which is the one that waits or comes before it. Null when one comes between two other
+ * statements: it applies to the wait only if it comes before the one that waits, which
+ * the checks do not say. (In a transaction block a string runs in turn: run.ts.)
+ */
+function setsBeforeWait(s: SessionRecord, sql: string): string[] | null {
+  const statements = splitStatements(sql).map((st) => st.sql);
+  if (s.holding.kind !== 'none' || statements.length < 2) return [];
+  const others = statements.flatMap((st, i) => (setOrReset.test(st) ? [] : [i]));
+  const first = others[0] ?? statements.length;
+  const last = others.at(-1) ?? statements.length;
+  if (statements.slice(first, last).some((st) => setOrReset.test(st))) return null;
+  return statements.slice(0, first);
+}
+
 /** Makes `s` wait for `holder` (any parked transaction when null) to end. */
 export async function waitFor(
   ctx: LayerContext,
@@ -45,6 +67,8 @@ export async function waitFor(
   wait: WaitOn,
 ): Promise<Outcome> {
   const { holder } = wait;
+  const leadingSets = setsBeforeWait(s, sql);
+  if (leadingSets === null) return notExpressible('set-between-statements');
   s.blockedBy = holder;
   s.waitEventType = 'Lock';
   s.waitEvent = wait.event;
@@ -52,12 +76,15 @@ export async function waitFor(
   // The snapshot the waiting statement took: outside a transaction or in READ COMMITTED
   // a fresh one, in REPEATABLE READ the transaction's (PortalStart takes it first).
   await loadSettings(ctx, s);
-  // A parked transaction's own SETs are not in the backend while it is set aside: its
-  // timeouts are read with them made again, in a transaction rolled back at once.
+  // A parked transaction's own SETs are not in the backend while it is set aside, nor
+  // those a string of several ran before its statement that waits: its timeouts are read
+  // with them made, in a transaction rolled back at once.
   const ownSets =
-    s.holding.kind === 'parked' && ctx.resident === null
-      ? s.holding.shape.replay.filter((st) => /^\s*(?:set|reset)\b/i.test(st))
-      : [];
+    ctx.resident !== null
+      ? []
+      : s.holding.kind === 'parked'
+        ? s.holding.shape.replay.filter((st) => setOrReset.test(st))
+        : leadingSets;
   if (ownSets.length > 0) {
     await ctx.backend.exec('BEGIN');
     for (const statement of ownSets) await ctx.backend.run(statement);
