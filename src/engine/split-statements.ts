@@ -111,6 +111,11 @@ function scan(script: string, visit: (i: number, depth: number) => void): void {
   }
 }
 
+/** A statement's first word, upper-cased, after any comments ('' when there is none). */
+export function leadingKeyword(statement: string): string {
+  return /^\s*([A-Za-z_]+)/.exec(stripComments(statement))?.[1]?.toUpperCase() ?? '';
+}
+
 function stripComments(text: string): string {
   return text.replace(/--[^\n]*/g, '').replace(/\/\*[\s\S]*?\*\//g, '');
 }

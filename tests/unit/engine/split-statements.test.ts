@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mergeParts } from '../../../src/engine/pglite/waits';
-import { splitStatements, topLevel } from '../../../src/engine/split-statements';
+import { leadingKeyword, splitStatements, topLevel } from '../../../src/engine/split-statements';
 
 const sqls = (script: string) => splitStatements(script).map((s) => s.sql);
 
@@ -31,6 +31,14 @@ describe('splitStatements', () => {
 
   it('treats a doubled quote as part of the string', () => {
     expect(sqls("SELECT 'it''s; fine'; SELECT 2")).toEqual(["SELECT 'it''s; fine';", 'SELECT 2']);
+  });
+});
+
+describe('leadingKeyword', () => {
+  it('reads the first word after any comments, upper-cased', () => {
+    expect(leadingKeyword('lock table t')).toBe('LOCK');
+    expect(leadingKeyword("-- claim\n/* first */ set lock_timeout = '1s'")).toBe('SET');
+    expect(leadingKeyword('  -- only a comment')).toBe('');
   });
 });
 

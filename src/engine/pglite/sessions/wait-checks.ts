@@ -1,5 +1,5 @@
 // Deciding, before a statement is sent, whether it would wait on a parked transaction.
-import { splitStatements } from '../../split-statements';
+import { leadingKeyword, splitStatements } from '../../split-statements';
 import type { BackendReply } from '../backend';
 import {
   assignments,
@@ -466,9 +466,6 @@ export async function likelyHolder(
   return only(holders) ?? only(writers);
 }
 
-/** LOCK TABLE, after any comments. */
-const lockTable = /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*LOCK\b/i;
-
 /**
  * The statements of `s`'s `sql` that may take locks. A lone LOCK TABLE outside a
  * transaction block fails before it locks anything ("can only be used in transaction
@@ -478,7 +475,9 @@ const lockTable = /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*LOCK\b/i;
 function lockingStatements(s: SessionRecord, sql: string): string[] {
   const statements = splitStatements(sql).map((st) => st.sql);
   const failsAtOnce =
-    statements.length === 1 && s.holding.kind === 'none' && lockTable.test(statements[0]!);
+    statements.length === 1 &&
+    s.holding.kind === 'none' &&
+    leadingKeyword(statements[0]!) === 'LOCK';
   return failsAtOnce ? [] : statements;
 }
 
@@ -499,13 +498,9 @@ export async function check(
   { quiet = false }: { quiet?: boolean } = {},
 ): Promise<Verdict> {
   const { backend } = ctx;
-  // Most statements meet no other transaction at all: then nothing is asked of PostgreSQL.
-  const released = anotherHolds(ctx, s, 'released');
-  if (!released && ctx.waiters.length === 0 && s.holding.kind !== 'parked') {
-    if (!anotherHolds(ctx, s, 'parked')) return free;
-  }
   const statements = lockingStatements(s, sql);
-  const read = released ? await readLockWait(ctx, s, statements) : null;
+  // Most statements meet no other transaction at all: then nothing is asked of PostgreSQL.
+  const read = anotherHolds(ctx, s, 'released') ? await readLockWait(ctx, s, statements) : null;
   if (read) return read;
   const queued = ctx.waiters.length > 0 ? await queuedBehind(ctx, s, statements) : null;
   if (queued) return { verdict: 'queued', waiter: queued };

@@ -10,7 +10,7 @@ import {
   type TableRequest,
   type Waiter,
 } from './context';
-import { splitStatements } from '../../split-statements';
+import { leadingKeyword, splitStatements } from '../../split-statements';
 import { wake } from './in-flight';
 import { rollBackSpentStandIns, rollbackPrepared, setAside, takeStandIn } from './parking';
 import type { MatchedRows, RowWait } from './recheck';
@@ -37,8 +37,8 @@ export interface WaitOn {
   table?: TableRequest;
 }
 
-/** SET or RESET, after any comments. */
-const setOrReset = /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(?:SET|RESET)\b/i;
+/** Whether `statement` is a SET or a RESET. */
+const setOrReset = (statement: string) => ['SET', 'RESET'].includes(leadingKeyword(statement));
 
 /**
  * The SET and RESET statements a server has run before the statement of `s`'s `sql` that
@@ -51,10 +51,10 @@ const setOrReset = /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(?:SET|RESET)\b/i;
 function setsBeforeWait(s: SessionRecord, sql: string): string[] | null {
   const statements = splitStatements(sql).map((st) => st.sql);
   if (s.holding.kind !== 'none' || statements.length < 2) return [];
-  const others = statements.flatMap((st, i) => (setOrReset.test(st) ? [] : [i]));
+  const others = statements.flatMap((st, i) => (setOrReset(st) ? [] : [i]));
   const first = others[0] ?? statements.length;
   const last = others.at(-1) ?? statements.length;
-  if (statements.slice(first, last).some((st) => setOrReset.test(st))) return null;
+  if (statements.slice(first, last).some(setOrReset)) return null;
   return statements.slice(0, first);
 }
 
@@ -83,7 +83,7 @@ export async function waitFor(
     ctx.resident !== null
       ? []
       : s.holding.kind === 'parked'
-        ? s.holding.shape.replay.filter((st) => setOrReset.test(st))
+        ? s.holding.shape.replay.filter(setOrReset)
         : leadingSets;
   if (ownSets.length > 0) {
     await ctx.backend.exec('BEGIN');
