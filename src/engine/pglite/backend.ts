@@ -79,6 +79,10 @@ export const readerCaps: Caps = {
 // Message types, the first byte of each backend message (protocol-message-formats).
 const DATA_ROW = 0x44; // 'D'
 const NOTICE = 0x4e; // 'N'
+const ROW_DESCRIPTION = 0x54; // 'T'
+const COMMAND_COMPLETE = 0x43; // 'C'
+
+type Omitted = { count: number; cap: 'rows' | 'bytes' };
 
 /**
  * Reads the backend's protocol messages as they stream out of PGlite and folds them into a
@@ -89,14 +93,18 @@ const NOTICE = 0x4e; // 'N'
  * answers of their own, so one reader serves every message of a query. `parser` is the
  * backend's one parser: it is handed whole messages, so none is left half-read for the next
  * answer, and building one per answer cost more than the rest of the reading.
+ *
+ * What to keep is decided from each message's header as it is met (`keep`); the messages
+ * kept are decoded later, a run of them at a time (`flush`): most answers arrive as one
+ * chunk, and one call of the parser per chunk costs a fraction of one per message (each
+ * call copies what it is given). So `keep` counts rows, notices and omissions itself,
+ * and hands each result's omission to its CommandComplete through `omissions`.
  */
 function answerReader(reply: BackendReply, caps: Caps, parser: protocol.Parser) {
   let fields: Field[] = [];
   let rows: Row[] = [];
-  /** Rows of the current result left out, and the cap that did it. */
-  let omitted: { count: number; cap: 'rows' | 'bytes' } | null = null;
-  let bytes = 0;
-  let noticesOmitted = 0;
+  /** Each finished result's rows left out, in order, for `onMessage` to attach. */
+  const omissions: (Omitted | null)[] = [];
 
   function onMessage(m: BackendMessage): void {
     switch (m.name) {
@@ -106,7 +114,6 @@ function answerReader(reply: BackendReply, caps: Caps, parser: protocol.Parser) 
           dataTypeID: f.dataTypeID,
         }));
         rows = [];
-        omitted = null;
         break;
       case 'dataRow':
         rows.push((m as unknown as { fields: Row }).fields);
@@ -114,11 +121,11 @@ function answerReader(reply: BackendReply, caps: Caps, parser: protocol.Parser) 
       case 'commandComplete': {
         const { command, rowCount } = parseCommandTag((m as unknown as { text: string }).text);
         const result: StatementResult = { command, rowCount, fields, rows };
+        const omitted = omissions.shift();
         if (omitted) result.rowsOmitted = omitted;
         reply.results.push(result);
         fields = [];
         rows = [];
-        omitted = null;
         break;
       }
       case 'notice':
@@ -133,11 +140,19 @@ function answerReader(reply: BackendReply, caps: Caps, parser: protocol.Parser) 
     }
   }
 
+  /** Rows kept of the current result, notices kept, and bytes kept of both. */
+  let keptRows = 0;
+  let keptNotices = 0;
+  let bytes = 0;
+  /** Rows of the current result left out, and the cap that did it. */
+  let omitted: Omitted | null = null;
+  let noticesOmitted = 0;
+
   /** Whether to keep a message of `type` and `size` bytes, counting what is left out. */
   function keep(type: number, size: number): boolean {
     if (type === DATA_ROW) {
       if (omitted === null) {
-        if (rows.length >= caps.rows) omitted = { count: 0, cap: 'rows' };
+        if (keptRows >= caps.rows) omitted = { count: 0, cap: 'rows' };
         else if (bytes + size > caps.bytes) omitted = { count: 0, cap: 'bytes' };
       }
       // Once a cap is reached the result's later rows go too: the kept ones are its first.
@@ -145,20 +160,26 @@ function answerReader(reply: BackendReply, caps: Caps, parser: protocol.Parser) 
         omitted.count++;
         return false;
       }
+      keptRows++;
       bytes += size;
       return true;
     }
     if (type === NOTICE) {
-      if (reply.notices.length >= caps.notices || bytes + size > caps.bytes) {
+      if (keptNotices >= caps.notices || bytes + size > caps.bytes) {
         reply.noticesOmitted = ++noticesOmitted;
         return false;
       }
+      keptNotices++;
       bytes += size;
+    } else if (type === ROW_DESCRIPTION || type === COMMAND_COMPLETE) {
+      if (type === COMMAND_COMPLETE) omissions.push(omitted);
+      keptRows = 0;
+      omitted = null;
     }
     return true;
   }
 
-  // The message being read: its header so far, then its bytes (null while skipping them).
+  // A message read across chunks: its header so far, then its bytes (null while skipping).
   const header = new Uint8Array(5);
   let headerLength = 0;
   let message: Uint8Array | null = null;
@@ -170,6 +191,12 @@ function answerReader(reply: BackendReply, caps: Caps, parser: protocol.Parser) 
   return (chunk: Uint8Array): void => {
     let at = 0;
     const end = chunk.length;
+    /** Where the run of kept messages lying whole in this chunk starts, if one has. */
+    let run = -1;
+    const flush = () => {
+      if (run >= 0 && run < at) parser.parse(chunk.subarray(run, at), onMessage);
+      run = -1;
+    };
     while (at < end) {
       if (!reading) {
         // Most headers lie whole in the chunk: read them in place, without copying.
@@ -183,22 +210,21 @@ function answerReader(reply: BackendReply, caps: Caps, parser: protocol.Parser) 
                 (chunk[at + 3]! << 8) |
                 chunk[at + 4]!)) >>>
             0;
-          if (!keep(type, size)) {
-            // Skipped whole when it lies in the chunk too: a row past the caps costs nothing.
-            if (at + size <= end) {
-              at += size;
-              continue;
-            }
-            message = null;
-            filled = end - at;
-            at = end;
-            reading = true;
+          const kept = keep(type, size);
+          if (at + size <= end) {
+            // Whole in the chunk: a kept one joins the run, one past the caps costs nothing.
+            if (kept) {
+              if (run < 0) run = at;
+            } else flush();
+            at += size;
             continue;
           }
-          message = new Uint8Array(size);
+          flush();
+          message = kept ? new Uint8Array(size) : null;
           filled = 0;
           reading = true;
         } else {
+          flush();
           const take = Math.min(5 - headerLength, end - at);
           header.set(chunk.subarray(at, at + take), headerLength);
           headerLength += take;
@@ -225,6 +251,7 @@ function answerReader(reply: BackendReply, caps: Caps, parser: protocol.Parser) 
         message = null;
       }
     }
+    flush();
   };
 }
 
