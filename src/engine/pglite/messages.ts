@@ -1,5 +1,5 @@
 import type { EngineApi } from './core';
-import type { CheckpointLimits, JournalEntry, LayerCheckpoint } from './sessions';
+import type { CheckpointLimits, JournalEntry, LayerCall, LayerCheckpoint } from './sessions';
 
 /** A method of the engine API that the main thread calls. */
 export type Method = Exclude<keyof EngineApi, 'invoke' | 'replay' | 'restore'>;
@@ -104,3 +104,19 @@ export type WorkerReply = (
    */
   ended?: number[];
 };
+
+/**
+ * About the size of a journaled call as JSON, counted on both sides of the worker (the
+ * checkpoint's byte limit, the page's memory figure) for every call, so cheaply: a string
+ * counts its length, a number a few bytes, anything else (a statement's parameters, a
+ * session's options) its JSON.
+ */
+export function callBytes(call: LayerCall): number {
+  let bytes = 32 + call.method.length;
+  for (const arg of call.args as readonly unknown[]) {
+    if (typeof arg === 'string') bytes += arg.length + 3;
+    else if (typeof arg === 'number') bytes += 8;
+    else bytes += JSON.stringify(arg ?? null).length + 1;
+  }
+  return bytes;
+}

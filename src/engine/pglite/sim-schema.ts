@@ -5,6 +5,8 @@
 // sessions. The session table arrives as JSON in the `sim.sessions` setting, set just
 // before a statement that reads it (setting a value spends no XID and writes nothing).
 
+import { byText } from '../by-text.ts';
+
 /** Where `sim` sits in every session's search path (see `engineStartParams`). */
 export const simSearchPath = '"$user", public, sim, pg_catalog';
 
@@ -27,9 +29,9 @@ const qualified = new RegExp(
  * the search path and show PGlite's one real backend instead of the reader's sessions
  * (the isolation tester itself cancels with `pg_catalog.pg_cancel_backend`).
  */
-export function toSimNames(sql: string): string {
-  return sql.replace(qualified, (_m, _q: string, name: string) => `sim.${name.toLowerCase()}`);
-}
+export const toSimNames: (sql: string) => string = byText((sql) =>
+  sql.replace(qualified, (_m, _q: string, name: string) => `sim.${name.toLowerCase()}`),
+);
 
 /** The SQL that creates the `sim` schema, and the ordinary role `app`. */
 export const simSchemaSql = `

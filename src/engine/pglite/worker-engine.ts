@@ -8,13 +8,14 @@ import type { PageEngine, StartProgress, StopOutcome } from '../page';
 import type { SessionInfo } from '../session-info';
 import { EngineGoneError, type EngineGoneKind, type Session, type SessionOptions } from '../types';
 import { apiSession, type CallApi } from './api-engine';
-import type {
-  BootArtifacts,
-  JournalNote,
-  Method,
-  Restore,
-  WorkerReply,
-  WorkerRequest,
+import {
+  callBytes,
+  type BootArtifacts,
+  type JournalNote,
+  type Method,
+  type Restore,
+  type WorkerReply,
+  type WorkerRequest,
 } from './messages';
 import type { CheckpointLimits, JournalEntry, LayerCheckpoint } from './sessions';
 
@@ -46,7 +47,7 @@ export type Progress = (p: StartProgress) => void;
 
 /** What the engine's page-side structures hold, for the soak and the tests. */
 export interface EngineMemory {
-  /** Calls journaled since the last checkpoint, and their size as JSON. */
+  /** Calls journaled since the last checkpoint, and about their size as JSON. */
   journalEntries: number;
   journalBytes: number;
   /** Bytes of the last checkpoint's data directory (0 before the first). */
@@ -429,7 +430,7 @@ class WatchedWorkerEngine implements WorkerEngine {
     for (const note of response.journal ?? []) {
       const entry = this.journalEntry(note);
       this.journal.push(entry);
-      this.journalBytes += JSON.stringify(entry).length;
+      this.journalBytes += callBytes(entry.call);
       if (entry.tag !== undefined) this.journaledIds.add(entry.tag);
     }
     if (response.ended?.length) {

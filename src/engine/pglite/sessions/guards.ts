@@ -220,9 +220,14 @@ export function guard(
 ): QueryReply | null | Promise<QueryReply | null> {
   const large = statementTooLarge(sql);
   if (large) return large;
-  const looked = splitStatements(sql).filter(({ sql: statement }) => readGuarded(statement).looked);
+  const looked = lookedAt(sql);
   return looked.length > 0 ? guardEach(ctx, s, looked) : null;
 }
+
+/** The statements of a query string that the guard looks at further (see `readGuarded`). */
+const lookedAt = byText((sql: string): readonly { sql: string }[] =>
+  splitStatements(sql).filter(({ sql: statement }) => readGuarded(statement).looked),
+);
 
 /** `guard` for the statements it looks at, in order: the first refusal, or null. */
 async function guardEach(

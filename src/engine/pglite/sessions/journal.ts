@@ -1,5 +1,6 @@
 // The layer's calls, run one at a time and journaled, and the replay that makes them again.
 import type { SessionOptions } from '../../types';
+import { callBytes } from '../messages';
 import { checkpointDue, noteJournaled, takeCheckpoint } from './checkpoint';
 import { get, type LayerContext } from './context';
 import type { Outcome, QueryReply } from './replies';
@@ -58,7 +59,7 @@ export function serial<T>(
       endCall(ctx);
       if (call && !ctx.replaying && ctx.watch) {
         ctx.watch.journal({ call, at: ctx.now.getTime(), tag });
-        noteJournaled(ctx, JSON.stringify(call.args).length);
+        noteJournaled(ctx, callBytes(call));
         checkpointWhenDue(ctx);
       }
     }

@@ -498,9 +498,13 @@ export async function check(
   { quiet = false }: { quiet?: boolean } = {},
 ): Promise<Verdict> {
   const { backend } = ctx;
-  const statements = lockingStatements(s, sql);
   // Most statements meet no other transaction at all: then nothing is asked of PostgreSQL.
-  const read = anotherHolds(ctx, s, 'released') ? await readLockWait(ctx, s, statements) : null;
+  const released = anotherHolds(ctx, s, 'released');
+  const parked = s.holding.kind === 'parked' || anotherHolds(ctx, s, 'parked');
+  if (!released && !parked && ctx.waiters.length === 0) return free;
+  // (The checks below may set transactions aside: whether one is parked is asked again.)
+  const statements = lockingStatements(s, sql);
+  const read = released ? await readLockWait(ctx, s, statements) : null;
   if (read) return read;
   const queued = ctx.waiters.length > 0 ? await queuedBehind(ctx, s, statements) : null;
   if (queued) return { verdict: 'queued', waiter: queued };
