@@ -314,6 +314,25 @@ export function makeBackend(db: PGlite) {
     },
 
     /**
+     * Runs `run` with the clock PostgreSQL reads standing at `ms` (ms since the epoch),
+     * or as it is when `ms` is undefined. PGlite reads the time of day from `Date.now()`
+     * (Emscripten's clock_gettime for CLOCK_REALTIME), so the statements sent meanwhile
+     * start then: a transaction opened again by the layer begins when it first began,
+     * and its now() answers as before. Only for statements that do not wait on the clock
+     * (pg_sleep would never end).
+     */
+    async atClock<T>(ms: number | undefined, run: () => Promise<T>): Promise<T> {
+      if (ms === undefined) return run();
+      const now = Date.now;
+      Date.now = () => ms;
+      try {
+        return await run();
+      } finally {
+        Date.now = now;
+      }
+    },
+
+    /**
      * The data directory as it is now, as a gzipped tar (for a checkpoint of the journal:
      * sessions/checkpoint.ts). Run CHECKPOINT first, so the files hold every commit.
      */

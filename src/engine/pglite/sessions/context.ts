@@ -21,6 +21,12 @@ export interface TransactionShape {
   replay: string[];
   /** Tables it read while set aside before (see the `released` holding). */
   reads: string[];
+  /**
+   * Its transaction_timestamp() (what now() answers in it) in ms since the epoch, read
+   * when it was first set aside: the transaction it is opened again in starts at that
+   * time (`Backend.atClock`), as its now() must not move.
+   */
+  clockMs?: number;
 }
 
 /** Where a session's open transaction is while other sessions use the backend. */

@@ -39,10 +39,13 @@ export async function setAside(ctx: LayerContext, r: SessionRecord): Promise<voi
     r.holding = { kind: 'failed' };
     return;
   }
+  // Its start time goes with it, the first time (a transaction opened again keeps it).
   const [assigned] = await backend.exec(
-    'SELECT pg_catalog.pg_current_xact_id_if_assigned()::pg_catalog.text',
+    'SELECT pg_catalog.pg_current_xact_id_if_assigned()::pg_catalog.text, ' +
+      '(EXTRACT(epoch FROM pg_catalog.transaction_timestamp()) * 1000)::pg_catalog.text',
   );
   let xid = assigned!.rows[0]![0];
+  holding.clockMs ??= Number(assigned!.rows[0]![1]);
   let emulatedSnapshot = false;
   if (xid === null) {
     const [cursors] = await backend.exec('SELECT pg_catalog.count(*) FROM pg_catalog.pg_cursors');
@@ -118,12 +121,13 @@ export async function enter(ctx: LayerContext, s: SessionRecord): Promise<void> 
   if (s.holding.kind === 'released') {
     // The same kind of transaction, with its savepoints and settings made again.
     const shape = shapeOf(s.holding);
-    const { isolation, readOnly, deferrable, replay } = shape;
-    await backend.exec(
+    const { isolation, readOnly, deferrable, replay, clockMs } = shape;
+    const begin =
       `BEGIN ISOLATION LEVEL ${isolation.toUpperCase()}` +
-        (readOnly ? ' READ ONLY' : '') +
-        (deferrable ? ' DEFERRABLE' : ''),
-    );
+      (readOnly ? ' READ ONLY' : '') +
+      (deferrable ? ' DEFERRABLE' : '');
+    // It began when it first did: now() must answer the same (a BEGIN runs nothing else).
+    await backend.atClock(clockMs, () => backend.exec(begin));
     for (const statement of replay) await backend.exec(statement);
     s.holding = { kind: 'resident', snapshotTaken: false, ...shape };
   } else if (s.holding.kind === 'failed') {
@@ -261,8 +265,9 @@ export function plainShape(): TransactionShape {
 
 /** What makes `holding`'s transaction what it is, apart from where it is. */
 function shapeOf(holding: TransactionShape): TransactionShape {
-  const { isolation, readOnly, deferrable, replay, reads } = holding;
-  return { isolation, readOnly, deferrable, replay: [...replay], reads: [...reads] };
+  const { isolation, readOnly, deferrable, replay, reads, clockMs } = holding;
+  const shape = { isolation, readOnly, deferrable, replay: [...replay], reads: [...reads] };
+  return clockMs === undefined ? shape : { ...shape, clockMs };
 }
 
 /**

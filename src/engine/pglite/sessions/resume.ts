@@ -27,6 +27,9 @@ const sessionObjects = /^\s*(?:PREPARE(?!\s+TRANSACTION\b)|DEALLOCATE|DECLARE|FE
 /** ROLLBACK TO SAVEPOINT, which gives up the locks taken since the savepoint. */
 export const toSavepoint = /^\s*ROLLBACK\s+(?:WORK\s+|TRANSACTION\s+)?TO\b/i;
 
+/** pg_sleep, pg_sleep_for and pg_sleep_until, which wait for the clock to move. */
+const sleeps = /\bpg_sleep/i;
+
 /** The clock as SQL names it without parentheses: a replay reads a later time. */
 const clockKeywords =
   /\b(?:CURRENT_TIMESTAMP|CURRENT_TIME|CURRENT_DATE|LOCALTIMESTAMP|LOCALTIME)\b/i;
@@ -176,6 +179,10 @@ async function cannotReplay(ctx: LayerContext, s: SessionRecord): Promise<string
     return `its XID (${h.xid}) has been shown, and a replay takes a new one`;
   const text = s.xactLog.map((e) => e.sql).join('\n');
   if (clockKeywords.test(text)) return 'it read the clock, which a replay would read later';
+  // Its first statement runs again with the clock standing at the transaction's start.
+  if (sleeps.test(s.xactLog[0]?.sql ?? '')) {
+    return 'the statement that began it slept, which cannot run again at the time it began';
+  }
   // Rolling back to a savepoint gives up the row locks taken since it, which another
   // transaction may have taken since: the replay's statement would then wait for it.
   if (
@@ -277,7 +284,12 @@ export async function resume(ctx: LayerContext, s: SessionRecord): Promise<Query
   await rollBackSpentStandIns(ctx);
   await loadSettings(ctx, s);
   for (const [i, entry] of log.entries()) {
-    const reply = await runReader(ctx, s, entry.sql, entry.params);
+    // The statement that began it begins the replay at the time it began (`atClock`), so
+    // that now() answers in the replay, and after it, as it did.
+    const clockMs = i === 0 ? h.shape.clockMs : undefined;
+    const reply = await ctx.backend.atClock(clockMs, () =>
+      runReader(ctx, s, entry.sql, entry.params),
+    );
     // Stopped by the reader while it ran again (stop.ts): its statement ends as a cancel
     // does, with the transaction block aborted, not as a replay that answered otherwise.
     const stopped = reply !== 'stuck' && isCancelled(ctx, s, ctx.statementSeq);
