@@ -142,6 +142,11 @@ export const refusalKinds = [
   'temporary-object',
   /** A cursor WITH HOLD or LISTEN, while other sessions share the backend. */
   'backend-wide-object',
+  /**
+   * pg_locks or pg_blocking_pids, which show PGlite's one backend and the layer's prepared
+   * transactions, not the sessions.
+   */
+  'backend-locks',
   /** A session-level advisory lock the layer cannot follow (shared, or a computed key). */
   'advisory-untracked',
   /** pg_try_advisory_lock on a key another session holds: the backend would say true. */

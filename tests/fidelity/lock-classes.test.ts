@@ -159,6 +159,25 @@ async function lockQueue(engine: Engine) {
   return { behind, ahead };
 }
 
+/** Another session's row locks, as pg_locks shows them under that session's pid. */
+async function locksByPid(engine: Engine) {
+  const [setup, holder, looker] = await sessions(engine, 3);
+  await setup!.query(
+    'DROP TABLE IF EXISTS bin; CREATE TABLE bin (id int PRIMARY KEY, v int); INSERT INTO bin VALUES (1, 0)',
+  );
+  await holder!.query('BEGIN; UPDATE bin SET v = 1 WHERE id = 1');
+  const seen = await within(
+    answer(
+      looker!,
+      "SELECT mode FROM pg_locks WHERE pid = (SELECT pid FROM pg_stat_activity WHERE application_name = 's1') AND locktype = 'relation' ORDER BY mode",
+    ),
+    2000,
+  );
+  await holder!.query('ROLLBACK');
+  for (const s of [setup!, holder!, looker!]) await s.close();
+  return seen;
+}
+
 describe('locks on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
 
@@ -176,6 +195,14 @@ describe('locks on PGlite and on PostgreSQL 18', () => {
     const expected = { first: 'waiting', after: [] };
     expect(await lockAfterRead(engines.server.engine)).toEqual(expected);
     expect(await lockAfterRead(engines.pglite)).toEqual(expected);
+  });
+
+  it('pg_locks shows a session’s locks under its pid on a server, and is refused on PGlite', async () => {
+    expect(await locksByPid(engines.server.engine)).toEqual([
+      ['RowExclusiveLock'],
+      ['RowExclusiveLock'],
+    ]);
+    expect(kindOf(await locksByPid(engines.pglite))).toBe('backend-locks');
   });
 
   it('LOCK TABLE alone outside a transaction block fails at once; in a string of several it waits', async () => {

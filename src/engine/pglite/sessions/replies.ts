@@ -69,6 +69,11 @@ const refusalWords = {
   'backend-wide-object': () =>
     'cursors WITH HOLD and LISTEN belong to the backend, and every session here shares ' +
     'PGlite’s one backend, so other sessions would share this one’s',
+  'backend-locks': (what: string) =>
+    `${what} shows PGlite’s one backend as it is: every session here shares it, and the ` +
+    'transactions set aside for other sessions are prepared ones there, with no pid (and ' +
+    'waits are the in-browser engine’s, not the backend’s), so it would not show the ' +
+    'sessions and their locks as a server would; pg_stat_activity shows the sessions',
   'advisory-untracked': () =>
     'session-level advisory locks belong to the backend, which every session here shares; ' +
     'the in-browser engine keeps them apart only for exclusive locks with literal ' +

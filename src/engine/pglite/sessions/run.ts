@@ -34,6 +34,12 @@ const temporaryObject =
 const backendWide = /\bWITH\s+HOLD\b|(?:^|;)\s*(?:LISTEN|UNLISTEN)\b/im;
 
 /**
+ * What shows the backend's own locks by pid: PGlite's one backend, its pid not a
+ * session's, the parked transactions as prepared ones with none, and no layer's waits.
+ */
+const backendLocks = /\b(pg_locks|pg_blocking_pids|pg_safe_snapshot_blocking_pids)\b/i;
+
+/**
  * Runs `sql` for session `id` as the client sent it: the session shows it as its query
  * while it runs. A session the server ended gets the error that ended it, once.
  */
@@ -224,6 +230,8 @@ export async function runQuery(
   if (backendWide.test(sql) && ctx.sessions.size > 1) {
     return notExpressible('backend-wide-object');
   }
+  const locksView = backendLocks.exec(sql);
+  if (locksView) return notExpressible('backend-locks', locksView[1]!.toLowerCase());
   if (splitStatements(sql).some(({ sql: statement }) => readersPrepare.test(statement))) {
     return notExpressible('prepared-by-reader');
   }
