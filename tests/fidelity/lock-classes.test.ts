@@ -178,6 +178,36 @@ async function locksByPid(engine: Engine) {
   return seen;
 }
 
+/**
+ * A session holding ACCESS EXCLUSIVE on a table, beside statements that name it: only in
+ * a string (a catalog lookup, which takes no lock on it), and to change its storage
+ * parameters while another transaction writes it (SHARE UPDATE EXCLUSIVE, which lets
+ * writers by: AlterTableGetLockLevel).
+ */
+async function namedNotLocked(engine: Engine) {
+  const [setup, holder, looker] = await sessions(engine, 3);
+  await setup!.query(
+    'DROP TABLE IF EXISTS vault, ledger; CREATE TABLE vault (id int); CREATE TABLE ledger (id int PRIMARY KEY, v int); INSERT INTO ledger VALUES (1, 0)',
+  );
+  await holder!.query('BEGIN; LOCK TABLE vault IN ACCESS EXCLUSIVE MODE');
+  const lookup = await within(
+    answer(looker!, "SELECT count(*) FROM pg_class WHERE relname = 'vault'"),
+    2000,
+  );
+  await holder!.query('ROLLBACK');
+  await holder!.query('BEGIN; UPDATE ledger SET v = 1 WHERE id = 1');
+  const fillfactor = await within(
+    answer(looker!, 'ALTER TABLE ledger SET (fillfactor = 80)'),
+    2000,
+  );
+  const adding = answer(looker!, 'ALTER TABLE ledger ADD COLUMN w int');
+  const column = await within(adding, 400);
+  await holder!.query('ROLLBACK');
+  const after = await within(adding, 2000);
+  for (const s of [setup!, holder!, looker!]) await s.close();
+  return { lookup, fillfactor, column, after };
+}
+
 describe('locks on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
 
@@ -195,6 +225,12 @@ describe('locks on PGlite and on PostgreSQL 18', () => {
     const expected = { first: 'waiting', after: [] };
     expect(await lockAfterRead(engines.server.engine)).toEqual(expected);
     expect(await lockAfterRead(engines.pglite)).toEqual(expected);
+  });
+
+  it('a table named only in a string, or altered in a way that lets writers by, does not wait', async () => {
+    const expected = { lookup: [['1']], fillfactor: [], column: 'waiting', after: [] };
+    expect(await namedNotLocked(engines.server.engine)).toEqual(expected);
+    expect(await namedNotLocked(engines.pglite)).toEqual(expected);
   });
 
   it('pg_locks shows a session’s locks under its pid on a server, and is refused on PGlite', async () => {

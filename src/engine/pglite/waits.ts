@@ -203,6 +203,10 @@ function needsOf(sql: string): StatementNeeds {
       return { mode: (mode && named[mode]) || 'AccessExclusiveLock', rows: { kind: 'none' } };
     }
     case 'ALTER':
+      return {
+        mode: second === 'TABLE' ? alterTableMode(text) : 'AccessExclusiveLock',
+        rows: { kind: 'none' },
+      };
     case 'DROP':
     case 'TRUNCATE':
     case 'CLUSTER':
@@ -217,6 +221,61 @@ function needsOf(sql: string): StatementNeeds {
     default:
       return { mode: 'AccessShareLock', rows: { kind: 'none' } };
   }
+}
+
+/**
+ * What an ALTER TABLE's subcommands lock on the relations it names, as PostgreSQL decides
+ * it (AlterTableGetLockLevel in src/backend/commands/tablecmds.c): the strongest of them,
+ * each ACCESS EXCLUSIVE but for those it lets readers, or readers and writers, go on by.
+ * (ATTACH PARTITION is left at ACCESS EXCLUSIVE: it locks the partition so.)
+ */
+function alterTableMode(text: string): LockMode {
+  const body =
+    /^\s*ALTER\s+TABLE\s+(?:IF\s+EXISTS\s+)?(?:ONLY\s+)?(?:"(?:[^"]|"")+"|[\w$.]+)\s*\*?\s*([\s\S]*)$/i.exec(
+      text,
+    )?.[1];
+  if (!body) return 'AccessExclusiveLock';
+  const modes = topLevelParts(body).map((part): LockMode => {
+    const sub = part.trim();
+    // Storage parameters (fillfactor, autovacuum_*, toast.*, parallel_workers, …) but
+    // user_catalog_table, and per-column statistics targets and options (n_distinct).
+    if (/^(?:SET|RESET)\s*\(/i.test(sub)) {
+      return /\buser_catalog_table\b/i.test(sub)
+        ? 'AccessExclusiveLock'
+        : 'ShareUpdateExclusiveLock';
+    }
+    if (
+      /^ALTER\s+(?:COLUMN\s+)?(?:"(?:[^"]|"")+"|[\w$]+)\s+(?:SET\s+STATISTICS\b|(?:SET|RESET)\s*\()/i.test(
+        sub,
+      )
+    ) {
+      return 'ShareUpdateExclusiveLock';
+    }
+    if (/^(?:CLUSTER\s+ON\b|SET\s+WITHOUT\s+CLUSTER\b|VALIDATE\s+CONSTRAINT\b)/i.test(sub)) {
+      return 'ShareUpdateExclusiveLock';
+    }
+    if (/^(?:ENABLE|DISABLE)\s+(?:ALWAYS\s+|REPLICA\s+)?TRIGGER\b/i.test(sub)) {
+      return 'ShareRowExclusiveLock';
+    }
+    if (/^ADD\s+(?:CONSTRAINT\s+(?:"(?:[^"]|"")+"|[\w$]+)\s+)?FOREIGN\s+KEY\b/i.test(sub)) {
+      return 'ShareRowExclusiveLock';
+    }
+    return 'AccessExclusiveLock';
+  });
+  return modes.reduce((a, b) => (lockModes.indexOf(b) > lockModes.indexOf(a) ? b : a));
+}
+
+/** `text` split at its commas outside parentheses, quotes and comments. */
+function topLevelParts(text: string): string[] {
+  const flat = topLevel(text);
+  const parts: string[] = [];
+  let start = 0;
+  for (let at = flat.indexOf(','); at !== -1; at = flat.indexOf(',', at + 1)) {
+    parts.push(text.slice(start, at));
+    start = at + 1;
+  }
+  parts.push(text.slice(start));
+  return parts;
 }
 
 /**
@@ -274,6 +333,11 @@ export function assignments(update: string): { columns: string[]; expr: string }
 }
 
 /** Whether `sql` names relation `relname` as a word (quoted or not). */
+/** `sql` with its single-quoted string literals blanked: a name in one is data, not a table. */
+export function blankStrings(sql: string): string {
+  return sql.replace(/'(?:[^']|'')*'/g, "''");
+}
+
 export function mentions(sql: string, relname: string): boolean {
   const escaped = relname.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return new RegExp(`(^|[^\\w$"])"?${escaped}"?($|[^\\w$])`, 'i').test(sql);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeParts } from '../../../src/engine/pglite/waits';
+import { blankStrings, mergeParts, statementNeeds } from '../../../src/engine/pglite/waits';
 import { leadingKeyword, splitStatements, topLevel } from '../../../src/engine/split-statements';
 
 const sqls = (script: string) => splitStatements(script).map((s) => s.sql);
@@ -82,5 +82,36 @@ describe('mergeParts', () => {
     ).toBeNull();
     expect(mergeParts('MERGE INTO ONLY t USING s ON true WHEN MATCHED THEN DELETE')).toBeNull();
     expect(mergeParts('MERGE INTO "T" USING s ON true WHEN MATCHED THEN DELETE')).toBeNull();
+  });
+});
+
+describe('statementNeeds of ALTER TABLE', () => {
+  const mode = (sql: string) => statementNeeds(sql).mode;
+  it('takes the strongest lock of its subcommands, as AlterTableGetLockLevel does', () => {
+    expect(mode('ALTER TABLE jobs SET (fillfactor = 80)')).toBe('ShareUpdateExclusiveLock');
+    expect(mode('ALTER TABLE jobs ALTER COLUMN state SET STATISTICS 200')).toBe(
+      'ShareUpdateExclusiveLock',
+    );
+    expect(mode('ALTER TABLE ONLY jobs DISABLE TRIGGER ALL')).toBe('ShareRowExclusiveLock');
+    expect(mode('ALTER TABLE jobs ADD CONSTRAINT fk FOREIGN KEY (a) REFERENCES t (id)')).toBe(
+      'ShareRowExclusiveLock',
+    );
+    expect(mode('ALTER TABLE jobs SET (fillfactor = 80), DISABLE TRIGGER t')).toBe(
+      'ShareRowExclusiveLock',
+    );
+    expect(mode('ALTER TABLE jobs SET (fillfactor = 80), ADD COLUMN x int')).toBe(
+      'AccessExclusiveLock',
+    );
+    expect(mode('ALTER TABLE jobs SET (user_catalog_table = true)')).toBe('AccessExclusiveLock');
+    expect(mode('ALTER TABLE jobs RENAME TO tasks')).toBe('AccessExclusiveLock');
+    expect(mode('ALTER INDEX jobs_pkey SET (fillfactor = 80)')).toBe('AccessExclusiveLock');
+  });
+});
+
+describe('blankStrings', () => {
+  it('blanks string literals, doubled quotes and all, and leaves names and bodies', () => {
+    expect(blankStrings("SELECT 'it''s jobs' FROM jobs WHERE n = 'jobs'")).toBe(
+      "SELECT '' FROM jobs WHERE n = ''",
+    );
   });
 });

@@ -3,6 +3,7 @@ import { leadingKeyword, splitStatements } from '../../split-statements';
 import type { BackendReply } from '../backend';
 import {
   assignments,
+  blankStrings,
   conflicts,
   mentions,
   mergeParts,
@@ -511,6 +512,8 @@ export async function check(
   if (s.holding.kind !== 'parked' && !anotherHolds(ctx, s, 'parked')) return free;
   const locks = await parkedRelationLocks(ctx);
   let probe: { holder: SessionRecord } | null = null;
+  /** A holder of a lock on a table the statement names only in a string, if any. */
+  let named: SessionRecord | undefined;
   /** UPDATE and DELETE statements whose target rows have been looked at. */
   const checked = new Set<string>();
   for (const statement of statements) {
@@ -528,6 +531,13 @@ export async function check(
         return { verdict: 'waits', holder: lock.holder, event: 'relation', lock: tag };
       }
       if (!mentions(statement, lock.relname)) continue;
+      // Named only in a string ('jobs'::regclass, relname = 'jobs'): whether it locks the
+      // table depends on what reads the name, so it is sent under the watchdog's eye.
+      if (!mentions(blankStrings(statement), lock.relname)) {
+        const meets = lock.holder !== s && needs.mode !== null && conflicts(needs.mode, lock.mode);
+        if (meets) named ??= lock.holder;
+        continue;
+      }
       const rowLocks = locksRows(lock.mode);
       if (lock.holder === s) {
         // A parked session's own locks: a server never waits on them, but a NOWAIT
@@ -581,6 +591,7 @@ export async function check(
       return { verdict: 'waits', holder, event: 'transactionid', matched };
     }
   }
+  if (named) return { verdict: 'unknown', holder: named };
   if (!probe) return { verdict: 'free' };
   // A NOWAIT probe: the statement itself with NOWAIT on its locking clauses, sent where
   // the statement would run. In the session's own open transaction it runs in a
