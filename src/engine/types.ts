@@ -143,6 +143,11 @@ export const refusalKinds = [
   /** A cursor WITH HOLD or LISTEN, while other sessions share the backend. */
   'backend-wide-object',
   /**
+   * currval() or lastval() once another session's statements have run on the backend,
+   * which keeps one last value per sequence for all sessions.
+   */
+  'session-sequence',
+  /**
    * pg_locks or pg_blocking_pids, which show PGlite's one backend and the layer's prepared
    * transactions, not the sessions.
    */

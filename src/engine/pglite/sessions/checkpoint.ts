@@ -220,6 +220,8 @@ export async function restoreCheckpoint(
   ctx.statementSeq = layer.statementSeq;
   for (const [id, error] of layer.ended) ctx.ended.set(id, error);
   for (const xid of layer.shownXids) ctx.shownXids.add(xid);
+  // A backend booted from a data directory has no sequence used yet in it.
+  ctx.backendUsers = 'shared';
   for (const { sessionId, ...r } of layer.renumbered) {
     const s = ctx.sessions.get(sessionId);
     if (s) ctx.renumbered.push({ ...r, s });

@@ -286,6 +286,14 @@ export interface LayerContext {
    * transaction is not replayed under a new XID (resume.ts, `noteShown`).
    */
   readonly shownXids: Set<string>;
+  /**
+   * The sessions whose statements the backend has run since it started, or `shared` once
+   * more than one has (or it was restored from a checkpoint): it keeps one currval() per
+   * sequence for all of them (run.ts, `sessionSequence`).
+   */
+  backendUsers: number | 'none' | 'shared';
+  /** The last reader statement sent to the backend, and whose it was. */
+  lastSent: { sessionId: number; sql: string } | null;
   /** Transactions replayed under a new XID while younger ones were open (resume.ts). */
   readonly renumbered: Renumbering[];
   readonly waiters: Waiter[];
@@ -341,6 +349,8 @@ export function makeContext(backend: Backend, options: LayerOptions = {}): Layer
     parkedLocksByGid: new Map(),
     spentStandIns: [],
     shownXids: new Set(),
+    backendUsers: 'none',
+    lastSent: null,
     renumbered: [],
     waiters: [],
     sleepers: new Map(),

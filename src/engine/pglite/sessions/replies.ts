@@ -69,6 +69,10 @@ const refusalWords = {
   'backend-wide-object': () =>
     'cursors WITH HOLD and LISTEN belong to the backend, and every session here shares ' +
     'PGlite’s one backend, so other sessions would share this one’s',
+  'session-sequence': () =>
+    'currval() and lastval() answer what this session’s own last nextval() gave; here every ' +
+    'session shares PGlite’s one backend, which keeps the last value any session got (none ' +
+    'after the engine rebuilt its sessions), so it would not be this session’s',
   'backend-locks': (what: string) =>
     `${what} shows PGlite’s one backend as it is: every session here shares it, and the ` +
     'transactions set aside for other sessions are prepared ones there, with no pid (and ' +

@@ -88,6 +88,8 @@ export async function runReader(
 ): Promise<BackendReply | 'stuck'> {
   const { backend, watch } = ctx;
   const seq = ++ctx.statementSeq;
+  if (ctx.backendUsers !== s.id) ctx.backendUsers = ctx.backendUsers === 'none' ? s.id : 'shared';
+  ctx.lastSent = { sessionId: s.id, sql };
   if (ctx.stuck.has(seq)) return 'stuck';
   if (isCancelled(ctx, s, seq)) return sendCancel(ctx);
   if (ctx.replaying || !watch) return backend.run(toSimNames(sql), params, readerCaps);

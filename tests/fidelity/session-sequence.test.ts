@@ -1,0 +1,96 @@
+// currval() and lastval() are a session's own on a server: what its last nextval() gave.
+// PGlite's one backend keeps one last value per sequence for every session it serves, so
+// once another session's statements have run there, they are refused, never answered.
+import { describe, expect, it } from 'vitest';
+import { createNodePgliteEngine } from '../../src/engine/pglite/node';
+import type { Engine } from '../../src/engine/types';
+import { answer, kindOf } from '../support/answer';
+import { bothEngines } from '../support/both-engines';
+
+async function twoSessions(engine: Engine) {
+  const a = await engine.openSession({ applicationName: 'a' });
+  const b = await engine.openSession({ applicationName: 'b' });
+  await a.query('DROP SEQUENCE IF EXISTS ticket; CREATE SEQUENCE ticket');
+  const got = [await answer(a, "SELECT nextval('ticket')")];
+  got.push(await answer(b, "SELECT nextval('ticket')"));
+  got.push(await answer(a, "SELECT currval('ticket')"));
+  got.push(await answer(a, 'SELECT lastval()'));
+  await a.close();
+  await b.close();
+  return got;
+}
+
+/**
+ * The API's upload: a row, then a row that refers to it by currval(), right after, while
+ * another session draws from the same sequence; and currval() after an unrelated INSERT.
+ */
+async function afterInsert(engine: Engine) {
+  const a = await engine.openSession({ applicationName: 'a' });
+  const b = await engine.openSession({ applicationName: 'b' });
+  await a.query(
+    'DROP TABLE IF EXISTS parcel, label, note; CREATE TABLE parcel (id serial PRIMARY KEY, name text); ' +
+      'CREATE TABLE label (id serial PRIMARY KEY, parcel int); CREATE TABLE note (body text)',
+  );
+  await b.query("INSERT INTO parcel (name) VALUES ('b0')");
+  const inBlock = await answer(
+    a,
+    "BEGIN; INSERT INTO parcel (name) VALUES ('a1'); " +
+      "INSERT INTO label (parcel) VALUES (currval('parcel_id_seq')) RETURNING parcel, lastval(); COMMIT",
+  );
+  await b.query("INSERT INTO parcel (name) VALUES ('b1')");
+  const implicit = await answer(
+    a,
+    "INSERT INTO parcel (name) VALUES ('a2'); SELECT currval('parcel_id_seq')",
+  );
+  await b.query("INSERT INTO parcel (name) VALUES ('b2')");
+  const unrelated = await answer(
+    a,
+    "INSERT INTO note (body) VALUES ('x'); SELECT currval('parcel_id_seq')",
+  );
+  await a.close();
+  await b.close();
+  return { inBlock, implicit, unrelated };
+}
+
+describe('currval() and lastval() with several sessions', () => {
+  const engines = bothEngines();
+
+  it('answer the session’s own last value on a server, and are refused on PGlite', async () => {
+    expect(await twoSessions(engines.server.engine)).toEqual([[['1']], [['2']], [['1']], [['1']]]);
+    const [first, second, currval, lastval] = await twoSessions(engines.pglite);
+    expect([first, second]).toEqual([[['1']], [['2']]]);
+    expect([kindOf(currval), kindOf(lastval)]).toEqual(['session-sequence', 'session-sequence']);
+  });
+
+  it('answer as on a server right after the session’s own INSERT drew the value', async () => {
+    expect(await afterInsert(engines.server.engine)).toEqual({
+      inBlock: [],
+      implicit: [['4']],
+      unrelated: [['4']],
+    });
+    const onPglite = await afterInsert(engines.pglite);
+    expect([onPglite.inBlock, onPglite.implicit]).toEqual([[], [['4']]]);
+    expect(kindOf(onPglite.unrelated)).toBe('session-sequence');
+  });
+
+  it('answer as on a server while one session alone has used the backend', async () => {
+    const alone = await createNodePgliteEngine();
+    try {
+      for (const engine of [engines.server.engine, alone]) {
+        const s = await engine.openSession({ applicationName: 'alone' });
+        await s.query('DROP SEQUENCE IF EXISTS stub; CREATE SEQUENCE stub START 5');
+        const got = [
+          await answer(s, "SELECT currval('stub')"),
+          await answer(s, "SELECT nextval('stub'), currval('stub'), lastval()"),
+        ];
+        await s.close();
+        expect(got).toEqual([
+          '55000 currval of sequence "stub" is not yet defined in this session',
+          [['5', '5', '5']],
+        ]);
+      }
+    } finally {
+      await alone.close();
+    }
+  });
+});
