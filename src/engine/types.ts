@@ -143,6 +143,11 @@ export const refusalKinds = [
   /** A cursor WITH HOLD or LISTEN, while other sessions share the backend. */
   'backend-wide-object',
   /**
+   * A custom setting (`app.user`) this session never set, which another session defined in
+   * the one backend: there it answers '', on a server it is unknown to this session.
+   */
+  'custom-setting',
+  /**
    * currval() or lastval() once another session's statements have run on the backend,
    * which keeps one last value per sequence for all sessions.
    */

@@ -127,6 +127,11 @@ export interface SessionRecord {
   /** It ran something that may have changed its settings since they were last saved. */
   settingsTouched: boolean;
   /**
+   * The custom settings (`app.user`) it set or reset by name: pg_settings does not list
+   * them (placeholders are GUC_NO_SHOW_ALL), so they are saved by these names.
+   */
+  customSettings: string[];
+  /**
    * Its prepared statements, by name: the PREPARE that made each, and the text it runs.
    * They belong to a backend, so they are made again whenever the session gets it.
    */
@@ -292,6 +297,11 @@ export interface LayerContext {
    * sequence for all of them (run.ts, `sessionSequence`).
    */
   backendUsers: number | 'none' | 'shared';
+  /**
+   * Custom settings some session has set or reset in the backend: once defined there, a
+   * placeholder answers '' to every session, where a server's other backends know none.
+   */
+  readonly customSettings: Set<string>;
   /** The last reader statement sent to the backend, and whose it was. */
   lastSent: { sessionId: number; sql: string } | null;
   /** Transactions replayed under a new XID while younger ones were open (resume.ts). */
@@ -351,6 +361,7 @@ export function makeContext(backend: Backend, options: LayerOptions = {}): Layer
     shownXids: new Set(),
     backendUsers: 'none',
     lastSent: null,
+    customSettings: new Set(),
     renumbered: [],
     waiters: [],
     sleepers: new Map(),

@@ -69,6 +69,10 @@ const refusalWords = {
   'backend-wide-object': () =>
     'cursors WITH HOLD and LISTEN belong to the backend, and every session here shares ' +
     'PGlite’s one backend, so other sessions would share this one’s',
+  'custom-setting': (name: string) =>
+    `another session set ${name} in PGlite’s one backend, which every session here shares, ` +
+    'so there it now answers an empty string; this session never set it, and on a server ' +
+    'it would not know it (NULL, or “unrecognized configuration parameter”)',
   'session-sequence': () =>
     'currval() and lastval() answer what this session’s own last nextval() gave; here every ' +
     'session shares PGlite’s one backend, which keeps the last value any session got (none ' +

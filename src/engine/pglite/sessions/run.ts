@@ -21,7 +21,7 @@ import { notExpressible, toReply, type Outcome, type QueryReply } from './replie
 import { serial } from './journal';
 import { splitStatements } from '../../split-statements';
 import type { QueryResult } from '../../types';
-import { changesSettings, notePrepared } from './session-settings';
+import { changesSettings, customSettingsNamed, notePrepared } from './session-settings';
 import { check, likelyHolder, mergeMatchedRows, parkedLocksOn } from './wait-checks';
 import { retryWaitersOn, waitFor, wakeWaiters } from './waiting';
 import { runReader } from './watchdog';
@@ -35,6 +35,27 @@ const temporaryObject =
  * the one backend, the last any session's gave (a DEFAULT's too, unseen in the text).
  */
 const sessionSequence = /\b(?:currval|lastval)\s*\(/i;
+
+/**
+ * A custom setting `sql` reads by name (SHOW, current_setting) that another session has
+ * defined in the backend and `s` never set: a server's backend for `s` knows none (NULL,
+ * or "unrecognized configuration parameter"), the one backend answers ''. Null if none.
+ */
+function customNotSet(ctx: LayerContext, s: SessionRecord, sql: string): string | null {
+  if (ctx.customSettings.size === 0) return null;
+  const read = [
+    ...[...sql.matchAll(/(?:^|;)\s*SHOW\s+("?[\w$]+"?\s*\.\s*"?[\w$]+"?)/gim)].map((m) =>
+      m[1]!.replace(/"|\s/g, '').toLowerCase(),
+    ),
+    ...[...sql.matchAll(/\bcurrent_setting\s*\(\s*'((?:[^']|'')*)'/gi)].map((m) =>
+      m[1]!.replace(/''/g, "'").toLowerCase(),
+    ),
+  ];
+  if (read.length === 0) return null;
+  // One this very string sets first counts as set.
+  const own = [...s.customSettings, ...customSettingsNamed(sql)];
+  return read.find((n) => ctx.customSettings.has(n) && !own.includes(n)) ?? null;
+}
 
 /** An INSERT … VALUES with its column list: the table as written, and the columns. */
 const insertValues = new RegExp(
@@ -268,7 +289,15 @@ export async function runQuery(
   if (refused) return refused;
   const hidden = xidsHidden(ctx, sql);
   if (hidden) return hidden;
-  if (changesSettings.test(sql)) s.settingsTouched = true;
+  const unset = customNotSet(ctx, s, sql);
+  if (unset) return notExpressible('custom-setting', unset);
+  if (changesSettings.test(sql)) {
+    s.settingsTouched = true;
+    for (const name of customSettingsNamed(sql)) {
+      if (!s.customSettings.includes(name)) s.customSettings.push(name);
+      ctx.customSettings.add(name);
+    }
+  }
   const holding = s.holding;
   // A parked transaction can only end. A statement of a READ COMMITTED one that would
   // wait still waits, as on a server, since a wait can end without the statement going

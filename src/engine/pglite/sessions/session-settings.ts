@@ -8,6 +8,28 @@ import type { LayerContext, SessionRecord } from './context';
  */
 export const changesSettings = /(?:^|;)\s*(?:set|reset|discard)\b|\bset_config\s*\(/im;
 
+/**
+ * The custom settings (a name with a dot) a statement sets or resets by name: SET, RESET,
+ * SET LOCAL, and set_config() with the name in a literal. Unquoted names fold to lower case.
+ */
+export function customSettingsNamed(sql: string): string[] {
+  const part = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_][\w$]*)`;
+  const set = new RegExp(
+    String.raw`(?:^|;)\s*(?:SET|RESET)\s+(?:SESSION\s+|LOCAL\s+)?(${part}\s*\.\s*${part})`,
+    'gim',
+  );
+  const names = [...sql.matchAll(set)].map((m) =>
+    m[1]!
+      .split(/\s*\.\s*/)
+      .map((p) => (p.startsWith('"') ? p.slice(1, -1).replace(/""/g, '"') : p.toLowerCase()))
+      .join('.'),
+  );
+  for (const m of sql.matchAll(/\bset_config\s*\(\s*'((?:[^']|'')*\.(?:[^']|'')*)'/gi)) {
+    names.push(m[1]!.replace(/''/g, "'").toLowerCase());
+  }
+  return names.filter((n) => !layerSettings.has(n));
+}
+
 /** Settings that belong to the layer's bookkeeping, never saved with a session. */
 const layerSettings = new Set(['sim.sessions', 'sim.standins', 'sim.signals', 'sim.pid']);
 
@@ -27,10 +49,15 @@ export async function unloadSettings(ctx: LayerContext): Promise<void> {
   if (loaded.settingsTouched) {
     loaded.settingsTouched = false;
     const [saved] = await backend.exec(
-      // pg_settings does not list the role (GUC_NO_SHOW_ALL), so it is read on its own.
+      // pg_settings does not list the role nor custom settings (GUC_NO_SHOW_ALL), so
+      // those are read on their own.
       `SELECT name, pg_catalog.current_setting(name) FROM pg_catalog.pg_settings WHERE source = 'session'
        UNION ALL SELECT 'role', pg_catalog.current_setting('role')
-        WHERE pg_catalog.current_setting('role') <> 'none'`,
+        WHERE pg_catalog.current_setting('role') <> 'none'
+       UNION ALL SELECT n, pg_catalog.current_setting(n, true)
+        FROM pg_catalog.jsonb_array_elements_text($1::pg_catalog.jsonb) n
+        WHERE pg_catalog.current_setting(n, true) IS NOT NULL`,
+      [JSON.stringify(loaded.customSettings)],
     );
     loaded.settings = saved!.rows
       .filter(([name]) => !layerSettings.has(name!))

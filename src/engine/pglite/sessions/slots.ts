@@ -80,6 +80,7 @@ export async function openSession(
     replayedFrom: null,
     blockedBy: null,
     settingsTouched: false,
+    customSettings: [],
     prepared: new Map(),
     waitByWatchdog: false,
     waitXmin: null,
