@@ -119,3 +119,11 @@ export function leadingKeyword(statement: string): string {
 function stripComments(text: string): string {
   return text.replace(/--[^\n]*/g, '').replace(/\/\*[\s\S]*?\*\//g, '');
 }
+
+/** An identifier as SQL writes it: plain, or in double quotes (for building patterns). */
+export const identifier = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_][\w$]*)`;
+
+/** `name`, written as `identifier` matches it, as PostgreSQL stores it: quoted as written, else folded to lower case. */
+export function storedIdentifier(name: string): string {
+  return name.startsWith('"') ? name.slice(1, -1).replace(/""/g, '"') : name.toLowerCase();
+}

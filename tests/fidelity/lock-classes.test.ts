@@ -208,6 +208,29 @@ async function namedNotLocked(engine: Engine) {
   return { lookup, fillfactor, column, after };
 }
 
+/**
+ * ALTER TABLE subcommands beside a transaction that wrote the table (ROW EXCLUSIVE):
+ * whether each waits says which lock PostgreSQL takes for it (AlterTableGetLockLevel).
+ */
+async function alterLevels(engine: Engine, subcommands: string[]) {
+  const [setup, holder, alterer] = await sessions(engine, 3);
+  await setup!.query(
+    'DROP TABLE IF EXISTS shelf2, rack; CREATE TABLE rack (id int PRIMARY KEY); ' +
+      'CREATE TABLE shelf2 (id int PRIMARY KEY, rack int, v int); ' +
+      'ALTER TABLE shelf2 ADD CONSTRAINT small CHECK (v < 9) NOT VALID',
+  );
+  const seen: Record<string, unknown> = {};
+  for (const sub of subcommands) {
+    await holder!.query('BEGIN; INSERT INTO shelf2 VALUES (1, NULL, 0)');
+    const altering = answer(alterer!, `ALTER TABLE shelf2 ${sub}`);
+    seen[sub] = await within(altering, 600);
+    await holder!.query('ROLLBACK');
+    await within(altering, 2000);
+  }
+  for (const s of [setup!, holder!, alterer!]) await s.close();
+  return seen;
+}
+
 describe('locks on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
 
@@ -231,6 +254,22 @@ describe('locks on PGlite and on PostgreSQL 18', () => {
     const expected = { lookup: [['1']], fillfactor: [], column: 'waiting', after: [] };
     expect(await namedNotLocked(engines.server.engine)).toEqual(expected);
     expect(await namedNotLocked(engines.pglite)).toEqual(expected);
+  });
+
+  it('ALTER TABLE waits for a writer only where its lock level says so', async () => {
+    const expected = {
+      'ALTER COLUMN v SET STATISTICS 200': [],
+      'SET (fillfactor = 80), ALTER v SET (n_distinct = 5)': [],
+      'VALIDATE CONSTRAINT small': [],
+      'CLUSTER ON shelf2_pkey': [],
+      'DISABLE TRIGGER ALL': 'waiting',
+      'ADD FOREIGN KEY (rack) REFERENCES rack (id)': 'waiting',
+      'SET (user_catalog_table = true)': 'waiting',
+      'ADD COLUMN w int': 'waiting',
+    };
+    const subcommands = Object.keys(expected);
+    expect(await alterLevels(engines.server.engine, subcommands)).toEqual(expected);
+    expect(await alterLevels(engines.pglite, subcommands)).toEqual(expected);
   });
 
   it('pg_locks shows a session’s locks under its pid on a server, and is refused on PGlite', async () => {

@@ -332,12 +332,12 @@ export function assignments(update: string): { columns: string[]; expr: string }
   return found;
 }
 
-/** Whether `sql` names relation `relname` as a word (quoted or not). */
 /** `sql` with its single-quoted string literals blanked: a name in one is data, not a table. */
 export function blankStrings(sql: string): string {
   return sql.replace(/'(?:[^']|'')*'/g, "''");
 }
 
+/** Whether `sql` names relation `relname` as a word (quoted or not). */
 export function mentions(sql: string, relname: string): boolean {
   const escaped = relname.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return new RegExp(`(^|[^\\w$"])"?${escaped}"?($|[^\\w$])`, 'i').test(sql);

@@ -35,7 +35,7 @@ export interface LayerSnapshot {
   slots: Slots | undefined;
   databaseOid: string | undefined;
   /** Custom settings defined in the backend (context.ts, `customSettings`). */
-  customSettings?: string[];
+  customSettings: string[];
 }
 
 /** What a restore must find in the data directory, read as the checkpoint was taken. */
@@ -223,7 +223,7 @@ export async function restoreCheckpoint(
   ctx.statementSeq = layer.statementSeq;
   for (const [id, error] of layer.ended) ctx.ended.set(id, error);
   for (const xid of layer.shownXids) ctx.shownXids.add(xid);
-  for (const name of layer.customSettings ?? []) ctx.customSettings.add(name);
+  for (const name of layer.customSettings) ctx.customSettings.add(name);
   // A backend booted from a data directory has no sequence used yet in it.
   ctx.backendUsers = 'shared';
   for (const { sessionId, ...r } of layer.renumbered) {

@@ -7,13 +7,10 @@
 // triggers (sim-schema.ts) stop the same changes however they are sent (a DO block, a
 // function, CASCADE); toReply turns their errors into the same refusals (guard-codes.ts).
 import { byText } from '../../by-text';
-import { splitStatements } from '../../split-statements';
+import { identifier, splitStatements, storedIdentifier } from '../../split-statements';
 import { answerCaps } from '../../types';
 import { whose, type LayerContext, type SessionRecord } from './context';
 import { notExpressible, type QueryReply } from './replies';
-
-/** An identifier as SQL writes it: plain, or in double quotes. */
-const name = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_][\w$]*)`;
 
 /** Statements that change the catalog's objects or privileges. */
 const changesObjects =
@@ -58,11 +55,11 @@ const releasesAllAdvisory = /^\s*DISCARD\s+ALL\b|\bpg_advisory_unlock_all\s*\(/i
 const createsNamed = new RegExp(
   String.raw`^\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:(?:GLOBAL|LOCAL)\s+)?(?:(?:TEMP|TEMPORARY|UNLOGGED|RECURSIVE)\s+)?` +
     String.raw`(TABLE|VIEW|MATERIALIZED\s+VIEW|SEQUENCE|FUNCTION|PROCEDURE|AGGREGATE|TYPE|DOMAIN)\s+` +
-    String.raw`(?:IF\s+NOT\s+EXISTS\s+)?(?:(${name})\s*\.\s*)?(${name})`,
+    String.raw`(?:IF\s+NOT\s+EXISTS\s+)?(?:(${identifier})\s*\.\s*)?(${identifier})`,
   'i',
 );
 const renamesTo = new RegExp(
-  String.raw`^\s*ALTER\s+(TABLE|VIEW|MATERIALIZED\s+VIEW|SEQUENCE|FUNCTION|PROCEDURE|AGGREGATE|TYPE|DOMAIN)\s+(?:IF\s+EXISTS\s+)?(?:(${name})\s*\.\s*)?${name}\b[^;]*\bRENAME\s+TO\s+(${name})`,
+  String.raw`^\s*ALTER\s+(TABLE|VIEW|MATERIALIZED\s+VIEW|SEQUENCE|FUNCTION|PROCEDURE|AGGREGATE|TYPE|DOMAIN)\s+(?:IF\s+EXISTS\s+)?(?:(${identifier})\s*\.\s*)?${identifier}\b[^;]*\bRENAME\s+TO\s+(${identifier})`,
   'i',
 );
 
@@ -82,12 +79,6 @@ const withoutLiterals = (sql: string) =>
     .replace(/\$([A-Za-z_]\w*)?\$[\s\S]*?\$\1\$/g, ' ')
     .replace(/'(?:[^']|'')*'/g, "''")
     .replace(/--[^\n]*/g, ' ');
-
-/** `identifier` as PostgreSQL stores it: quoted as written, else folded to lower case. */
-const stored = (identifier: string) =>
-  identifier.startsWith('"')
-    ? identifier.slice(1, -1).replace(/""/g, '"')
-    : identifier.toLowerCase();
 
 /**
  * The refusal of a statement over `answerCaps.statementBytes` of UTF-8 (counted only when
@@ -188,7 +179,7 @@ async function guardStatement(
     const named = createsNamed.exec(text) ?? renamesTo.exec(text);
     if (named) {
       const [kind, schema, object] = [named[1]!, named[2], named[3]!];
-      const where = schema === undefined ? undefined : stored(schema);
+      const where = schema === undefined ? undefined : storedIdentifier(schema);
       if (where === 'sim' || where === 'pg_catalog') {
         return notExpressible(
           'layer-schema',
@@ -196,8 +187,8 @@ async function guardStatement(
           '',
         );
       }
-      if (await inCatalog(ctx, stored(object), lookedUpIn(kind))) {
-        return notExpressible('shadows-catalog', stored(object), '');
+      if (await inCatalog(ctx, storedIdentifier(object), lookedUpIn(kind))) {
+        return notExpressible('shadows-catalog', storedIdentifier(object), '');
       }
     }
   }

@@ -21,7 +21,14 @@ import { notExpressible, toReply, type Outcome, type QueryReply } from './replie
 import { serial } from './journal';
 import { splitStatements } from '../../split-statements';
 import type { QueryResult } from '../../types';
-import { changesSettings, customSettingsNamed, notePrepared } from './session-settings';
+import {
+  changesSettings,
+  customNotSet,
+  customSettingsNamed,
+  notePrepared,
+  ownSequenceValues,
+  sessionSequence,
+} from './session-settings';
 import { check, likelyHolder, mergeMatchedRows, parkedLocksOn } from './wait-checks';
 import { retryWaitersOn, waitFor, wakeWaiters } from './waiting';
 import { runReader } from './watchdog';
@@ -29,95 +36,6 @@ import { runReader } from './watchdog';
 /** Creating a temporary table, view or sequence (each backend has its own on a server). */
 const temporaryObject =
   /\bCREATE\s+(?:(?:GLOBAL|LOCAL)\s+)?(?:TEMP|TEMPORARY)\s+(?:TABLE|VIEW|SEQUENCE)\b|\bINTO\s+(?:TEMP|TEMPORARY)\b/i;
-
-/**
- * currval() and lastval(): on a server what the session's own last nextval() gave; on
- * the one backend, the last any session's gave (a DEFAULT's too, unseen in the text).
- */
-const sessionSequence = /\b(?:currval|lastval)\s*\(/i;
-
-/**
- * A custom setting `sql` reads by name (SHOW, current_setting) that another session has
- * defined in the backend and `s` never set: a server's backend for `s` knows none (NULL,
- * or "unrecognized configuration parameter"), the one backend answers ''. Null if none.
- */
-function customNotSet(ctx: LayerContext, s: SessionRecord, sql: string): string | null {
-  if (ctx.customSettings.size === 0) return null;
-  const read = [
-    ...[...sql.matchAll(/(?:^|;)\s*SHOW\s+("?[\w$]+"?\s*\.\s*"?[\w$]+"?)/gim)].map((m) =>
-      m[1]!.replace(/"|\s/g, '').toLowerCase(),
-    ),
-    ...[...sql.matchAll(/\bcurrent_setting\s*\(\s*'((?:[^']|'')*)'/gi)].map((m) =>
-      m[1]!.replace(/''/g, "'").toLowerCase(),
-    ),
-  ];
-  if (read.length === 0) return null;
-  // One this very string sets first counts as set.
-  const own = [...s.customSettings, ...customSettingsNamed(sql)];
-  return read.find((n) => ctx.customSettings.has(n) && !own.includes(n)) ?? null;
-}
-
-/** An INSERT … VALUES with its column list: the table as written, and the columns. */
-const insertValues = new RegExp(
-  String.raw`^\s*INSERT\s+INTO\s+((?:"(?:[^"]|"")+"|[\w$]+)(?:\s*\.\s*(?:"(?:[^"]|"")+"|[\w$]+))?)` +
-    String.raw`\s*\(([^)]*)\)\s*VALUES\b`,
-  'i',
-);
-
-/**
- * Whether the backend's currval() answers for `s`'s `sql` as a server would: only `s` has
- * used the backend, or the statement that reads it follows, with nothing between, an
- * INSERT … VALUES of `s`'s that drew from every sequence it names, as the defaults of
- * columns the INSERT left out (the API's upload and its job in one transaction). lastval()
- * then too, when that INSERT drew from one sequence.
- */
-async function ownSequenceValues(
-  ctx: LayerContext,
-  s: SessionRecord,
-  sql: string,
-): Promise<boolean> {
-  if (ctx.backendUsers === 'none' || ctx.backendUsers === s.id) return true;
-  const statements = splitStatements(sql).map((st) => st.sql);
-  const at = statements.findIndex((st) => sessionSequence.test(st));
-  const before = at > 0 ? statements[at - 1] : ctx.lastSent?.sessionId === s.id && ctx.lastSent.sql;
-  const insert = before ? insertValues.exec(before) : null;
-  const reading = statements.slice(at).join(';');
-  const named = [...reading.matchAll(/\bcurrval\s*\(\s*'((?:[^']|'')*)'\s*\)/gi)].map((m) =>
-    m[1]!.replace(/''/g, "'"),
-  );
-  if (!insert || named.length !== (reading.match(/\bcurrval\s*\(/gi) ?? []).length) return false;
-  // The catalog is read in the backend as it is: not in a failed transaction, nor in one
-  // whose first snapshot, still to come, a read would take early (REPEATABLE READ).
-  const h = s.holding;
-  if (ctx.resident !== s && ctx.resident !== null) return false;
-  if (h.kind !== 'none' && h.kind !== 'resident') return false;
-  if (ctx.resident === s && s.status === 'E') return true;
-  if (h.kind === 'resident' && !h.snapshotTaken && h.isolation !== 'read committed') return false;
-  const columns = insert[2]!
-    .split(',')
-    .map((c) => c.trim())
-    .map((c) => (c.startsWith('"') ? c.slice(1, -1).replace(/""/g, '"') : c.toLowerCase()));
-  // The sequences the defaults of the columns it left out draw from (pg_depend), and
-  // whether they are the ones named.
-  const [drawn] = await ctx.backend.exec(
-    `WITH drawn AS (
-       SELECT DISTINCT d.refobjid FROM pg_catalog.pg_attrdef ad
-         JOIN pg_catalog.pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum
-         JOIN pg_catalog.pg_depend d ON d.objid = ad.oid
-          AND d.classid = 'pg_catalog.pg_attrdef'::pg_catalog.regclass
-          AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
-         JOIN pg_catalog.pg_class c ON c.oid = d.refobjid AND c.relkind = 'S'
-        WHERE ad.adrelid = pg_catalog.to_regclass($1)
-          AND a.attname::pg_catalog.text NOT IN (SELECT pg_catalog.jsonb_array_elements_text($2::pg_catalog.jsonb)))
-     SELECT (SELECT pg_catalog.count(*) FROM drawn),
-            COALESCE(pg_catalog.bool_and(pg_catalog.to_regclass(n)::pg_catalog.oid IN (SELECT refobjid FROM drawn)), true)
-       FROM pg_catalog.jsonb_array_elements_text($3::pg_catalog.jsonb) n`,
-    [insert[1], JSON.stringify(columns), JSON.stringify(named)],
-  );
-  const [count, all] = drawn!.rows[0]!;
-  const lastval = /\blastval\s*\(/i.test(reading);
-  return count !== '0' && all === 't' && (!lastval || count === '1');
-}
 
 /** A cursor that outlives its transaction, or a LISTEN: both are the backend's. */
 const backendWide = /\bWITH\s+HOLD\b|(?:^|;)\s*(?:LISTEN|UNLISTEN)\b/im;

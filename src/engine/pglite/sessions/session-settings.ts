@@ -1,5 +1,7 @@
-// Session settings and prepared statements: kept per session, loaded into the backend in turn.
-import { splitStatements } from '../../split-statements';
+// Session-level state: settings and prepared statements, kept per session and loaded into
+// the backend in turn; custom settings and sequences' last values, which the backend
+// keeps for all sessions at once and only some of which can be shown.
+import { identifier, splitStatements, storedIdentifier } from '../../split-statements';
 import type { LayerContext, SessionRecord } from './context';
 
 /**
@@ -13,22 +15,27 @@ export const changesSettings = /(?:^|;)\s*(?:set|reset|discard)\b|\bset_config\s
  * SET LOCAL, and set_config() with the name in a literal. Unquoted names fold to lower case.
  */
 export function customSettingsNamed(sql: string): string[] {
-  const part = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_][\w$]*)`;
-  const set = new RegExp(
-    String.raw`(?:^|;)\s*(?:SET|RESET)\s+(?:SESSION\s+|LOCAL\s+)?(${part}\s*\.\s*${part})`,
-    'gim',
-  );
-  const names = [...sql.matchAll(set)].map((m) =>
-    m[1]!
-      .split(/\s*\.\s*/)
-      .map((p) => (p.startsWith('"') ? p.slice(1, -1).replace(/""/g, '"') : p.toLowerCase()))
-      .join('.'),
-  );
+  const names = [...sql.matchAll(setsCustom)].map((m) => settingName(m[1]!));
   for (const m of sql.matchAll(/\bset_config\s*\(\s*'((?:[^']|'')*\.(?:[^']|'')*)'/gi)) {
     names.push(m[1]!.replace(/''/g, "'").toLowerCase());
   }
   return names.filter((n) => !layerSettings.has(n));
 }
+
+/** A custom setting's name as SQL writes it: two identifiers joined by a dot. */
+const customName = String.raw`${identifier}\s*\.\s*${identifier}`;
+const setsCustom = new RegExp(
+  String.raw`(?:^|;)\s*(?:SET|RESET)\s+(?:SESSION\s+|LOCAL\s+)?(${customName})`,
+  'gim',
+);
+const showsCustom = new RegExp(String.raw`(?:^|;)\s*SHOW\s+(${customName})`, 'gim');
+
+/** A custom setting's name as written (`App."Clerk"`) as PostgreSQL keeps it. */
+const settingName = (written: string) =>
+  written
+    .split(/\s*\.\s*/)
+    .map(storedIdentifier)
+    .join('.');
 
 /** Settings that belong to the layer's bookkeeping, never saved with a session. */
 const layerSettings = new Set(['sim.sessions', 'sim.standins', 'sim.signals', 'sim.pid']);
@@ -113,4 +120,88 @@ export function notePrepared(s: SessionRecord, sql: string): void {
       s.prepared.clear();
     } else if (deallocate) s.prepared.delete(deallocate[1]!.toLowerCase());
   }
+}
+
+/**
+ * currval() and lastval(): on a server what the session's own last nextval() gave; on
+ * the one backend, the last any session's gave (a DEFAULT's too, unseen in the text).
+ */
+export const sessionSequence = /\b(?:currval|lastval)\s*\(/i;
+
+/**
+ * A custom setting `sql` reads by name (SHOW, current_setting) that another session has
+ * defined in the backend and `s` never set: a server's backend for `s` knows none (NULL,
+ * or "unrecognized configuration parameter"), the one backend answers ''. Null if none.
+ */
+export function customNotSet(ctx: LayerContext, s: SessionRecord, sql: string): string | null {
+  if (ctx.customSettings.size === 0) return null;
+  const read = [
+    ...[...sql.matchAll(showsCustom)].map((m) => settingName(m[1]!)),
+    ...[...sql.matchAll(/\bcurrent_setting\s*\(\s*'((?:[^']|'')*)'/gi)].map((m) =>
+      m[1]!.replace(/''/g, "'").toLowerCase(),
+    ),
+  ];
+  if (read.length === 0) return null;
+  // One this very string sets first counts as set.
+  const own = [...s.customSettings, ...customSettingsNamed(sql)];
+  return read.find((n) => ctx.customSettings.has(n) && !own.includes(n)) ?? null;
+}
+
+/** An INSERT … VALUES with its column list: the table as written, and the columns. */
+const insertValues = new RegExp(
+  String.raw`^\s*INSERT\s+INTO\s+(${identifier}(?:\s*\.\s*${identifier})?)` +
+    String.raw`\s*\(([^)]*)\)\s*VALUES\b`,
+  'i',
+);
+
+/**
+ * Whether the backend's currval() answers for `s`'s `sql` as a server would: only `s` has
+ * used the backend, or the statement that reads it follows, with nothing between, an
+ * INSERT … VALUES of `s`'s that drew from every sequence it names, as the defaults of
+ * columns the INSERT left out (the API's upload and its job in one transaction). lastval()
+ * then too, when that INSERT drew from one sequence.
+ */
+export async function ownSequenceValues(
+  ctx: LayerContext,
+  s: SessionRecord,
+  sql: string,
+): Promise<boolean> {
+  if (ctx.backendUsers === 'none' || ctx.backendUsers === s.id) return true;
+  const statements = splitStatements(sql).map((st) => st.sql);
+  const at = statements.findIndex((st) => sessionSequence.test(st));
+  const before = at > 0 ? statements[at - 1] : ctx.lastSent?.sessionId === s.id && ctx.lastSent.sql;
+  const insert = before ? insertValues.exec(before) : null;
+  const reading = statements.slice(at).join(';');
+  const named = [...reading.matchAll(/\bcurrval\s*\(\s*'((?:[^']|'')*)'\s*\)/gi)].map((m) =>
+    m[1]!.replace(/''/g, "'"),
+  );
+  if (!insert || named.length !== (reading.match(/\bcurrval\s*\(/gi) ?? []).length) return false;
+  // The catalog is read in the backend as it is: not in a failed transaction, nor in one
+  // whose first snapshot, still to come, a read would take early (REPEATABLE READ).
+  const h = s.holding;
+  if (ctx.resident !== s && ctx.resident !== null) return false;
+  if (h.kind !== 'none' && h.kind !== 'resident') return false;
+  if (ctx.resident === s && s.status === 'E') return true;
+  if (h.kind === 'resident' && !h.snapshotTaken && h.isolation !== 'read committed') return false;
+  const columns = insert[2]!.split(',').map((c) => storedIdentifier(c.trim()));
+  // The sequences the defaults of the columns it left out draw from (pg_depend), and
+  // whether they are the ones named.
+  const [drawn] = await ctx.backend.exec(
+    `WITH drawn AS (
+       SELECT DISTINCT d.refobjid FROM pg_catalog.pg_attrdef ad
+         JOIN pg_catalog.pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum
+         JOIN pg_catalog.pg_depend d ON d.objid = ad.oid
+          AND d.classid = 'pg_catalog.pg_attrdef'::pg_catalog.regclass
+          AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
+         JOIN pg_catalog.pg_class c ON c.oid = d.refobjid AND c.relkind = 'S'
+        WHERE ad.adrelid = pg_catalog.to_regclass($1)
+          AND a.attname::pg_catalog.text NOT IN (SELECT pg_catalog.jsonb_array_elements_text($2::pg_catalog.jsonb)))
+     SELECT (SELECT pg_catalog.count(*) FROM drawn),
+            COALESCE(pg_catalog.bool_and(pg_catalog.to_regclass(n)::pg_catalog.oid IN (SELECT refobjid FROM drawn)), true)
+       FROM pg_catalog.jsonb_array_elements_text($3::pg_catalog.jsonb) n`,
+    [insert[1], JSON.stringify(columns), JSON.stringify(named)],
+  );
+  const [count, all] = drawn!.rows[0]!;
+  const lastval = /\blastval\s*\(/i.test(reading);
+  return count !== '0' && all === 't' && (!lastval || count === '1');
 }
