@@ -1,7 +1,7 @@
 // PostgreSQL's answers as the site shows them: result tables with their command tags, an
 // error in psql's layout with a caret under its position, and notices. The console and
 // the scenario player both show output this way.
-import { useMemo } from 'react';
+import { Fragment, useMemo } from 'react';
 import type { Notice, PgErrorFields, StatementResult } from '../engine/types';
 import {
   cellText,
@@ -162,9 +162,10 @@ export function NoticeList({
     <div className="console-notices" role="region" aria-label={label}>
       <p className="panel-title">Notices</p>
       {notices.map((notice, index) => (
-        <pre key={index} className="notice">
-          {marked(noticeText(notice), marks)}
-        </pre>
+        <Fragment key={index}>
+          <pre className="notice">{marked(noticeText(notice), marks)}</pre>
+          {notice.withheld ? <p className="row-limit">{notice.withheld}</p> : null}
+        </Fragment>
       ))}
       {omitted > 0 ? <p className="row-limit">{keptNotices(notices.length, omitted)}</p> : null}
     </div>

@@ -41,6 +41,11 @@ export interface Notice {
   message: string;
   detail?: string;
   hint?: string;
+  /**
+   * What the in-browser engine left out of `message` (marked `…` there) and why, in words
+   * for people: a part that PGlite printed but a server would not have printed so.
+   */
+  withheld?: string;
 }
 
 /** The fields of a PostgreSQL ErrorResponse that the site shows. */
@@ -136,6 +141,11 @@ export const refusalKinds = [
    * a server: output that shows XIDs or their order would differ until one of them ends.
    */
   'xid-renumbered',
+  /**
+   * age() after the layer spent an XID a server would not and could not read its number,
+   * so the count cannot be put right (spent-xids.ts).
+   */
+  'xid-count-unknown',
   /** Setting the transaction aside failed, so PostgreSQL rolled it back. */
   'transaction-lost',
   /** A temporary table, view or sequence, while other sessions share the backend. */

@@ -173,7 +173,7 @@ export function normaliseRun(events: RecordedEvent[]): unknown[] {
             /\b(cutoff|relfrozenxid|relminmxid): (\d+)/g,
             (_m, l: string, n: string) => `${l}: ${xid(n)}`,
           )
-          .replace(/which (was|is) \d+ (M?XIDs)/g, 'which $1 <n> $2')
+          .replace(/which (was|is) (?:\d+|…) (M?XIDs)/g, 'which $1 <n> $2')
           .replace(/pg_toast_\d+/g, 'pg_toast_<oid>'),
       );
     return {

@@ -65,6 +65,21 @@ LANGUAGE sql STABLE SET search_path = pg_catalog, sim AS $$
     pg_snapshot_xmax(pg_current_snapshot()))::text::xid
 $$;
 
+-- age(xid) as a server counts: PostgreSQL's own count, less the XIDs in its span that the
+-- layer took and a server would not (stand-ins, probes, replays: their numbers are in
+-- sim.spent_xids, set before a statement that calls age(); sessions/spent-xids.ts). An XID
+-- x lies in the span of age(a) when 0 < age(x) <= age(a). XIDs that are not normal keep
+-- PostgreSQL's answer (the largest integer).
+CREATE FUNCTION sim.age(xid) RETURNS integer
+LANGUAGE sql STABLE STRICT SET search_path = pg_catalog, sim AS $$
+  SELECT CASE WHEN pg_catalog.age($1) = 2147483647 THEN 2147483647
+    ELSE pg_catalog.age($1) - (
+      SELECT pg_catalog.count(*)::integer
+        FROM pg_catalog.unnest(pg_catalog.string_to_array(
+               NULLIF(pg_catalog.current_setting('sim.spent_xids', true), ''), ',')) x
+       WHERE pg_catalog.age(x::xid) > 0 AND pg_catalog.age(x::xid) <= pg_catalog.age($1)) END
+$$;
+
 -- The same columns as pg_catalog.pg_stat_activity in PostgreSQL 18. XIDs are real: a
 -- parked session's comes from pg_prepared_xacts; the querying session's from its own
 -- transaction; a snapshot stand-in's (emulated) is shown as backend_xmin, and so is the

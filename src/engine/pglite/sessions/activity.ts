@@ -12,13 +12,13 @@ export const readsSessions =
 /** The session table as `sim.sessions()` reads it, with `current` as the querying one. */
 export function sessionsJson(ctx: LayerContext, current: SessionRecord): string {
   /**
-   * A statement that waits on a row has taken an XID on a server (heap_update and
-   * heap_lock_tuple are handed one); its snapshot's stand-in took one as the wait began.
+   * A write that waits on a row has taken an XID on a server (heap_update, heap_delete);
+   * its snapshot's stand-in took one as the wait began, and plays it (`StandIn.owed`).
    */
-  const rowWaitXid = (r: SessionRecord) =>
-    r.waitEvent === 'transactionid'
-      ? (ctx.waiters.find((w) => w.s === r)?.standIn?.gid ?? null)
-      : null;
+  const rowWaitXid = (r: SessionRecord) => {
+    const standIn = ctx.waiters.find((w) => w.s === r)?.standIn;
+    return standIn?.owed ? standIn.gid : null;
+  };
   return JSON.stringify(
     [...ctx.sessions.values()].map((r) => ({
       pid: r.pid,
@@ -44,13 +44,14 @@ export function sessionsJson(ctx: LayerContext, current: SessionRecord): string 
   );
 }
 
-/** The gids of the parked transactions that only stand in for a snapshot. */
+/** The gids of the parked transactions that only stand in for a snapshot (sim.standins). */
 export function standInGids(ctx: LayerContext): string[] {
   return [
     ...[...ctx.sessions.values()].flatMap((r) =>
       r.holding.kind === 'parked' && r.holding.emulatedSnapshot ? [r.holding.gid] : [],
     ),
-    ...ctx.waiters.flatMap((w) => (w.standIn ? [w.standIn.gid] : [])),
+    // A write's (`owed`) plays the XID it holds on a server: that one counts.
+    ...ctx.waiters.flatMap((w) => (w.standIn && !w.standIn.owed ? [w.standIn.gid] : [])),
     ...ctx.spentStandIns,
   ];
 }

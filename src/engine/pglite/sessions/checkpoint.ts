@@ -30,6 +30,9 @@ export interface LayerSnapshot {
   advisoryHeld: [key: string, holder: number, count: number][];
   /** XIDs of open transactions a reader has seen (resume.ts, `noteShown`). */
   shownXids: string[];
+  /** XIDs the layer spent that a server would not (spent-xids.ts), and whether one is unknown. */
+  spentXids: string[];
+  xidsUncounted: boolean;
   /** Transactions replayed under a new XID, their session by id (resume.ts). */
   renumbered: (Omit<Renumbering, 's'> & { sessionId: number })[];
   slots: Slots | undefined;
@@ -181,6 +184,8 @@ function snapshot(ctx: LayerContext): LayerSnapshot {
     ended: [...ctx.ended],
     advisoryHeld: [...ctx.advisoryHeld].map(([key, h]) => [key, h.holder.id, h.count]),
     shownXids: [...ctx.shownXids],
+    spentXids: ctx.spentXids.map(String),
+    xidsUncounted: ctx.xidsUncounted,
     renumbered: ctx.renumbered.map(({ s, ...r }) => ({ ...structuredClone(r), sessionId: s.id })),
     slots: ctx.slots,
     databaseOid: ctx.databaseOid,
@@ -223,6 +228,8 @@ export async function restoreCheckpoint(
   ctx.statementSeq = layer.statementSeq;
   for (const [id, error] of layer.ended) ctx.ended.set(id, error);
   for (const xid of layer.shownXids) ctx.shownXids.add(xid);
+  ctx.spentXids.push(...layer.spentXids.map(BigInt));
+  ctx.xidsUncounted = layer.xidsUncounted;
   for (const name of layer.customSettings) ctx.customSettings.add(name);
   // A backend booted from a data directory has no sequence used yet in it.
   ctx.backendUsers = 'shared';

@@ -166,6 +166,18 @@ export interface TableRequest {
 }
 
 /** A statement waiting for a lock another session holds, and how to answer its caller. */
+/**
+ * A parked transaction that took an XID to stand in for a snapshot (parking.ts,
+ * `takeStandIn`). `owed`: a server gave the statement an XID of its own as it began to
+ * wait (a write waiting on a row), which the stand-in's plays until the wait ends; the
+ * layer counts it as spent only then (spent-xids.ts).
+ */
+export interface StandIn {
+  gid: string;
+  xid: string;
+  owed?: true;
+}
+
 export interface Waiter {
   s: SessionRecord;
   sql: string;
@@ -184,7 +196,7 @@ export interface Waiter {
    * The gid of a parked transaction that stands in for the snapshot its statement took,
    * pinning the horizon as the waiting statement does on a server (emulated).
    */
-  standIn?: { gid: string; xid: string };
+  standIn?: StandIn;
   /** For a wait on a row: what the recheck needs when the statement runs again. */
   rowWait?: RowWait;
   /** For a wait on a table lock: the table and mode, which later requests queue behind. */
@@ -292,6 +304,13 @@ export interface LayerContext {
    */
   readonly shownXids: Set<string>;
   /**
+   * XIDs the layer took that a server would not have, in order (spent-xids.ts): counts of
+   * XIDs across them leave them out.
+   */
+  readonly spentXids: bigint[];
+  /** Whether the layer spent an XID whose number it could not read (spent-xids.ts). */
+  xidsUncounted: boolean;
+  /**
    * The sessions whose statements the backend has run since it started, or `shared` once
    * more than one has (or it was restored from a checkpoint): it keeps one currval() per
    * sequence for all of them (run.ts, `sessionSequence`).
@@ -359,6 +378,8 @@ export function makeContext(backend: Backend, options: LayerOptions = {}): Layer
     parkedLocksByGid: new Map(),
     spentStandIns: [],
     shownXids: new Set(),
+    spentXids: [],
+    xidsUncounted: false,
     backendUsers: 'none',
     lastSent: null,
     customSettings: new Set(),

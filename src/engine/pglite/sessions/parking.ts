@@ -1,9 +1,16 @@
 // Where each session's transaction is while others use the backend: resident, parked, set aside.
 import { splitStatements } from '../../split-statements';
 import type { BackendReply } from '../backend';
-import { setState, type LayerContext, type SessionRecord, type TransactionShape } from './context';
+import {
+  setState,
+  type LayerContext,
+  type SessionRecord,
+  type StandIn,
+  type TransactionShape,
+} from './context';
 import type { QueryReply } from './replies';
 import { loadSettings } from './session-settings';
+import { noteSpent } from './spent-xids';
 import { writeCounts } from './write-counts';
 
 /** Statements that do not take a snapshot in a REPEATABLE READ transaction. */
@@ -81,6 +88,7 @@ export async function setAside(ctx: LayerContext, r: SessionRecord): Promise<voi
     // the snapshot's horizon stood at: taking it now pins the horizon in the same place.
     const [taken] = await backend.exec('SELECT pg_catalog.pg_current_xact_id()::pg_catalog.text');
     xid = taken!.rows[0]![0]!;
+    noteSpent(ctx, xid);
     emulatedSnapshot = true;
   }
   const gid = `seat-ledger:${r.id}:${++ctx.parkSeq}`;
@@ -277,13 +285,23 @@ function shapeOf(holding: TransactionShape): TransactionShape {
 export async function takeStandIn(
   ctx: LayerContext,
   s: SessionRecord,
-): Promise<{ gid: string; xid: string }> {
+  owed = false,
+): Promise<StandIn> {
   const { backend } = ctx;
   const gid = `seat-ledger:${s.id}:${++ctx.parkSeq}`;
   await backend.exec('BEGIN');
   const [taken] = await backend.exec('SELECT pg_catalog.pg_current_xact_id()::pg_catalog.text');
   await backend.exec(`PREPARE TRANSACTION '${gid}'`);
-  return { gid, xid: taken!.rows[0]![0]! };
+  const xid = taken!.rows[0]![0]!;
+  if (owed) return { gid, xid, owed };
+  noteSpent(ctx, xid);
+  return { gid, xid };
+}
+
+/** Lets `standIn` go, to be rolled back when the backend is free; its XID is spent now. */
+export function releaseStandIn(ctx: LayerContext, standIn: StandIn): void {
+  ctx.spentStandIns.push(standIn.gid);
+  if (standIn.owed) noteSpent(ctx, standIn.xid);
 }
 
 /** Rolls back prepared transaction `gid`, outside any open one, as PostgreSQL requires. */

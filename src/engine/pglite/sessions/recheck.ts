@@ -10,6 +10,7 @@ import { statementNeeds } from '../waits';
 import { splitStatements } from '../../split-statements';
 import type { LayerContext, SessionRecord } from './context';
 import { enter } from './parking';
+import { noteProbe, noteSpent, readTopXid, topXid } from './spent-xids';
 import { runReader } from './watchdog';
 
 /** What a statement that waited on a row needs for the recheck. */
@@ -230,8 +231,10 @@ export async function runUndoable(
   const { backend } = ctx;
   await enter(ctx, s);
   const implicit = s.holding.kind === 'none';
-  if (implicit) await backend.exec('BEGIN');
-  await backend.exec('SAVEPOINT seat_ledger_recheck');
+  // The XIDs its savepoint spends (and an implicit transaction rolled back) are noted.
+  const topBefore = topXid(
+    await backend.exec(`${implicit ? 'BEGIN; ' : ''}${readTopXid}; SAVEPOINT seat_ledger_recheck`),
+  );
   const before = await touched();
   const reply = await runReader(ctx, s, sql, params);
   const undone: Undone['undone'] | null =
@@ -243,14 +246,23 @@ export async function runUndoable(
           ? 'touched'
           : null;
   const kept = reply !== 'stuck' && undone === null;
-  await backend.exec(
-    kept && !(reply as BackendReply).error
-      ? 'RELEASE SAVEPOINT seat_ledger_recheck'
-      : 'ROLLBACK TO SAVEPOINT seat_ledger_recheck; RELEASE SAVEPOINT seat_ledger_recheck',
+  const committed = kept && !(reply as BackendReply).error;
+  const topAfter = topXid(
+    await backend.exec(
+      (committed
+        ? 'RELEASE SAVEPOINT seat_ledger_recheck'
+        : 'ROLLBACK TO SAVEPOINT seat_ledger_recheck; RELEASE SAVEPOINT seat_ledger_recheck') +
+        `; ${readTopXid}`,
+    ),
   );
+  const wrote =
+    reply !== 'stuck' && !reply.error && reply.results.some((r) => (r.rowCount ?? 0) > 0);
+  noteProbe(ctx, topBefore, topAfter, { kept: committed, locked: wrote });
   if (implicit) {
     // An implicit transaction commits, or rolls back on an error, when its statement ends.
-    await backend.exec(kept && !(reply as BackendReply).error ? 'COMMIT' : 'ROLLBACK');
+    await backend.exec(committed ? 'COMMIT' : 'ROLLBACK');
+    // Undone, it is not the statement's: that runs again, or is refused.
+    if (undone !== null && topAfter !== null) noteSpent(ctx, topAfter);
   }
   if (reply === 'stuck') return 'stuck';
   if (undone) return { undone };

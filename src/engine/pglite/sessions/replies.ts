@@ -63,6 +63,10 @@ const refusalWords = {
     'began after it, which on a server it comes before, so a statement that shows XIDs, ' +
     'their ages or their order (pg_stat_activity, pg_locks, xmin and xmax, VACUUM) ' +
     'would show them otherwise than a server would, until those transactions end',
+  'xid-count-unknown': () =>
+    'the in-browser engine spent an XID that a server would not (a NOWAIT probe, set ' +
+    'aside in a savepoint, locked rows while checking whether a statement waits) and ' +
+    'could not read its number, so an age() here would count one XID more than a server',
   'temporary-object': () =>
     'temporary tables belong to the backend, and every session here shares PGlite’s one ' +
     'backend, so other sessions would see this one’s temporary tables',

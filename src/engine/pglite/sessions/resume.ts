@@ -15,6 +15,7 @@ import {
 import { rollBackSpentStandIns, rollbackPrepared, setAside } from './parking';
 import { cancelled, notExpressible, type QueryReply } from './replies';
 import { loadSettings } from './session-settings';
+import { noteSpent } from './spent-xids';
 import { isCancelled, runReader } from './watchdog';
 import { committedSince, parkedCte, writtenSince } from './write-counts';
 
@@ -54,6 +55,9 @@ const replayableVolatile = [
 /** Output that shows XIDs, or their order: what a renumbered transaction must not meet. */
 const showsXids =
   /\b(?:xmin|xmax|age|mxid_age|pg_locks|pg_prepared_xacts|txid_\w+|pg_current_xact_id\w*|pg_current_snapshot|pg_snapshot_\w+|pg_xact_status|pg_visible_in_snapshot|backend_xid|backend_xmin|heap_page_items|pg_get_multixact_members|vacuum)\b/i;
+
+/** A statement that opens a subtransaction, which takes an XID of its own once it writes. */
+const savepoint = /\bSAVEPOINT\b|\bEXCEPTION\b/i;
 
 /** The most statements a transaction's log keeps; a longer transaction is not replayed. */
 const maxLogged = 500;
@@ -281,6 +285,10 @@ export async function resume(ctx: LayerContext, s: SessionRecord): Promise<Query
   if (ctx.resident) await setAside(ctx, ctx.resident);
   const younger = openXids(ctx).filter((xid) => xid !== h.xid && BigInt(xid) > BigInt(h.xid));
   await rollbackPrepared(ctx, h.gid);
+  // Its XID is spent: the replay takes another (a stand-in's was noted when taken). So
+  // are its savepoints' XIDs, whose numbers are not known here.
+  if (!h.emulatedSnapshot) noteSpent(ctx, h.xid);
+  if (log.some(({ sql }) => savepoint.test(sql))) ctx.xidsUncounted = true;
   await rollBackSpentStandIns(ctx);
   await loadSettings(ctx, s);
   for (const [i, entry] of log.entries()) {

@@ -31,6 +31,7 @@ import {
 } from './session-settings';
 import { check, likelyHolder, mergeMatchedRows, parkedLocksOn } from './wait-checks';
 import { retryWaitersOn, waitFor, wakeWaiters } from './waiting';
+import { asksAge, spentSetting, uncountedRefusal, withholdCounts } from './spent-xids';
 import { runReader } from './watchdog';
 
 /** Creating a temporary table, view or sequence (each backend has its own on a server). */
@@ -205,7 +206,7 @@ export async function runQuery(
   if (probe) return probe;
   const refused = await guard(ctx, s, sql);
   if (refused) return refused;
-  const hidden = xidsHidden(ctx, sql);
+  const hidden = xidsHidden(ctx, sql) ?? uncountedRefusal(ctx, sql);
   if (hidden) return hidden;
   const unset = customNotSet(ctx, s, sql);
   if (unset) return notExpressible('custom-setting', unset);
@@ -328,6 +329,11 @@ export async function runQuery(
         [sessionsJson(ctx, s), standInGids(ctx).join(',')],
       );
     }
+    if (ctx.spentXids.length > 0 && asksAge.test(sql) && s.status !== 'E') {
+      await ctx.backend.exec("SELECT pg_catalog.set_config('sim.spent_xids', $1, false)", [
+        spentSetting(ctx),
+      ]);
+    }
     const sent =
       woken && undoable(sql)
         ? await runUndoable(ctx, s, sql, params)
@@ -341,7 +347,7 @@ export async function runQuery(
       forgetLog(s);
       await carryOut(ctx, await takeSignals(ctx));
       await wakeAfterEnd(ctx, reply);
-      return toReply(reply);
+      return toReply(withholdCounts(ctx, reply));
     }
   }
   return finish(ctx, s, reply, sql, params, advisory.calls);
@@ -424,7 +430,7 @@ async function finish(
   if (!reply.error && splitStatements(sql).some(({ sql: st }) => toSavepoint.test(st))) {
     await retryWaitersOn(ctx, s);
   }
-  return toReply(reply);
+  return toReply(withholdCounts(ctx, reply));
 }
 
 /**

@@ -38,7 +38,13 @@ const settingName = (written: string) =>
     .join('.');
 
 /** Settings that belong to the layer's bookkeeping, never saved with a session. */
-const layerSettings = new Set(['sim.sessions', 'sim.standins', 'sim.signals', 'sim.pid']);
+const layerSettings = new Set([
+  'sim.sessions',
+  'sim.standins',
+  'sim.spent_xids',
+  'sim.signals',
+  'sim.pid',
+]);
 
 const prepareStatement = /^\s*PREPARE\s+(\w+)(?:\s*\([^()]*\))?\s+AS\s+([\s\S]*)$/i;
 const executeStatement = /^\s*EXECUTE\s+(\w+)/i;

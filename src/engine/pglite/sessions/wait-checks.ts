@@ -23,6 +23,7 @@ import {
 import { quoteIdent, type MatchedRows } from './recheck';
 import { enter, setAside } from './parking';
 import { loadSettings } from './session-settings';
+import { noteProbe, noteSpent, readTopXid, topXid } from './spent-xids';
 import { runReader } from './watchdog';
 
 /** What `check` found a statement would do if sent now. */
@@ -292,18 +293,28 @@ async function rowsLockable(
 ): Promise<boolean> {
   const { backend } = ctx;
   const own = ctx.resident === s;
-  await backend.exec(own ? 'SAVEPOINT seat_ledger_probe' : 'BEGIN');
+  // In a savepoint either way, so that the XIDs it spends can be told (`noteProbe`).
+  const before = topXid(
+    await backend.exec(`${own ? '' : 'BEGIN; '}${readTopXid}; SAVEPOINT seat_ledger_probe`),
+  );
   const probe = await backend.run(
     `SELECT 1 FROM ${rows.table} ${rows.alias ?? ''}
       WHERE (${rows.where ?? 'true'}) AND ${also}${unusedParams(rows.where, params)}
       FOR ${mode} OF ${rows.alias ?? rows.table.split('.').pop()} NOWAIT`,
     params,
   );
-  await backend.exec(
-    own
-      ? 'ROLLBACK TO SAVEPOINT seat_ledger_probe; RELEASE SAVEPOINT seat_ledger_probe'
-      : 'ROLLBACK',
+  const after = topXid(
+    await backend.exec(
+      `ROLLBACK TO SAVEPOINT seat_ledger_probe; RELEASE SAVEPOINT seat_ledger_probe; ${readTopXid}`,
+    ),
   );
+  if (!own) await backend.exec('ROLLBACK');
+  noteProbe(ctx, before, after, {
+    kept: false,
+    locked: !probe.error && (probe.results[0]?.rowCount ?? 0) > 0,
+  });
+  // Begun for the probe, its transaction's own XID is spent too.
+  if (!own && after !== null) noteSpent(ctx, after);
   // Any other error is the statement's own, for it to report when it runs.
   return probe.error?.code !== '55P03';
 }
@@ -602,26 +613,39 @@ export async function check(
   // notices is undone, even with no transaction open, and the statement is left to run.
   const own = s.holding.kind === 'resident' || s.holding.kind === 'released';
   const alone = s.holding.kind === 'none';
+  // A parked session's probe, and a quiet one, run in a transaction begun for them, so
+  // that the XID one spends when it is undone can be read (`noteSpent`).
+  const begun = !own && (!alone || quiet);
+  let before: string | null = null;
   if (own) {
     await enter(ctx, s);
-    await backend.exec('SAVEPOINT seat_ledger_probe');
+    before = topXid(await backend.exec(`${readTopXid}; SAVEPOINT seat_ledger_probe`));
   } else {
     if (ctx.resident) await setAside(ctx, ctx.resident);
     await loadSettings(ctx, s);
-    if (alone && quiet) await backend.exec('BEGIN');
+    if (begun) await backend.exec('BEGIN');
   }
   const reply = await runReader(ctx, s, withNowait(sql), params);
   const blocked = reply === 'stuck' || reply.error?.code === '55P03';
   const failed = reply !== 'stuck' && reply.error !== undefined;
   const noisy = quiet && reply !== 'stuck' && reply.notices.length > 0;
+  const lockedRows =
+    !failed && reply !== 'stuck' && reply.results.some((r) => (r.rowCount ?? 0) > 0);
   if (own) {
-    await backend.exec(
-      blocked || failed || noisy
-        ? 'ROLLBACK TO SAVEPOINT seat_ledger_probe; RELEASE SAVEPOINT seat_ledger_probe'
-        : 'RELEASE SAVEPOINT seat_ledger_probe',
+    const after = topXid(
+      await backend.exec(
+        (blocked || failed || noisy
+          ? 'ROLLBACK TO SAVEPOINT seat_ledger_probe; RELEASE SAVEPOINT seat_ledger_probe'
+          : 'RELEASE SAVEPOINT seat_ledger_probe') + `; ${readTopXid}`,
+      ),
     );
-  } else if (alone && quiet) {
-    await backend.exec(blocked || failed || noisy ? 'ROLLBACK' : 'COMMIT');
+    noteProbe(ctx, before, after, { kept: !(blocked || failed || noisy), locked: lockedRows });
+  } else if (begun) {
+    const kept = alone && !blocked && !failed && !noisy;
+    // (A lock NOWAIT could not take gives the transaction no XID.)
+    const spent = kept || failed || blocked ? null : topXid(await backend.exec(readTopXid));
+    if (spent !== null) noteSpent(ctx, spent);
+    await backend.exec(kept ? 'COMMIT' : 'ROLLBACK');
   }
   if (blocked) {
     const watchdog = reply === 'stuck';

@@ -12,7 +12,13 @@ import {
 } from './context';
 import { leadingKeyword, splitStatements } from '../../split-statements';
 import { wake } from './in-flight';
-import { rollBackSpentStandIns, rollbackPrepared, setAside, takeStandIn } from './parking';
+import {
+  releaseStandIn,
+  rollBackSpentStandIns,
+  rollbackPrepared,
+  setAside,
+  takeStandIn,
+} from './parking';
 import type { MatchedRows, RowWait } from './recheck';
 import { cancelled, notExpressible, type Outcome, type QueryReply } from './replies';
 import { runQuery } from './run';
@@ -57,6 +63,9 @@ function setsBeforeWait(s: SessionRecord, sql: string): string[] | null {
   if (statements.slice(first, last).some(setOrReset)) return null;
   return statements.slice(0, first);
 }
+
+/** Statements that write rows: waiting on a row, they hold an XID on a server. */
+const writes = new Set(['UPDATE', 'DELETE', 'INSERT', 'MERGE']);
 
 /** Makes `s` wait for `holder` (any parked transaction when null) to end. */
 export async function waitFor(
@@ -125,7 +134,12 @@ export async function waitFor(
   let standIn: Waiter['standIn'];
   if (s.holding.kind === 'none' || s.holding.kind === 'released') {
     if (ctx.resident) await setAside(ctx, ctx.resident);
-    standIn = await takeStandIn(ctx, s);
+    // A write that waits on a row has its XID on a server (heap_update, heap_delete and
+    // heap_insert take it first); SELECT … FOR UPDATE and a lock on a table take none.
+    const owed =
+      wait.event === 'transactionid' &&
+      splitStatements(sql).some(({ sql: st }) => writes.has(leadingKeyword(st)));
+    standIn = await takeStandIn(ctx, s, owed);
   }
   // Held while the holder's transaction is open: parked, or resident again once it was
   // replayed to go on (resume.ts).
@@ -184,7 +198,7 @@ export async function waitFor(
 export async function removeWaiter(ctx: LayerContext, w: Waiter): Promise<void> {
   const at = ctx.waiters.indexOf(w);
   if (at >= 0) ctx.waiters.splice(at, 1);
-  if (w.standIn) ctx.spentStandIns.push(w.standIn.gid);
+  if (w.standIn) releaseStandIn(ctx, w.standIn);
   w.standIn = undefined;
   await rollBackSpentStandIns(ctx);
 }
@@ -265,12 +279,12 @@ export async function retryWaitersOn(ctx: LayerContext, holder: SessionRecord): 
       again.deadlockCheckAt = waiter.deadlockCheckAt;
       again.timeout = waiter.timeout;
       if (again.standIn && waiter.standIn) {
-        ctx.spentStandIns.push(again.standIn.gid);
+        releaseStandIn(ctx, again.standIn);
         again.standIn = waiter.standIn;
         waiter.standIn = undefined;
       }
     }
-    if (waiter.standIn) ctx.spentStandIns.push(waiter.standIn.gid);
+    if (waiter.standIn) releaseStandIn(ctx, waiter.standIn);
     if ('wait' in outcome) outcome.wait.then(answer);
     else {
       finishStatement(ctx, s);

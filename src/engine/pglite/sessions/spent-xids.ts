@@ -1,0 +1,101 @@
+// XIDs the layer spends that a server would not: a stand-in's (a snapshot or a wait set
+// aside as a prepared transaction), a replayed transaction's first one (rolled back for
+// a new one), and a NOWAIT probe's (its savepoint's, or the transaction it was tried in).
+// XIDs are PGlite's own numbers either way; what a spent one changes is every count of
+// XIDs across it: age() and VACUUM (VERBOSE)'s "XIDs old" and "XIDs ahead" come out one
+// more per spent XID than a server's. sim.age() leaves them out (sim-schema.ts); VACUUM's
+// counts are withheld, with the reason, where one lies in their span.
+// (src/engine/ARCHITECTURE.md, "XIDs the layer spends".)
+import type { BackendReply } from '../backend';
+import type { Notice, StatementResult } from '../../types';
+import type { LayerContext } from './context';
+import { notExpressible, type QueryReply } from './replies';
+
+/** Notes `xid`, which the layer took and a server would not have. */
+export function noteSpent(ctx: LayerContext, xid: string | number | bigint): void {
+  const n = BigInt(xid);
+  const at = ctx.spentXids.findLastIndex((x) => x <= n);
+  if (ctx.spentXids[at] !== n) ctx.spentXids.splice(at + 1, 0, n);
+}
+
+/** A statement that calls age(), which reads the spent XIDs (`sim.spent_xids`). */
+export const asksAge = /\bage\s*\(/i;
+
+/** The spent XIDs as `sim.age()` reads them from `sim.spent_xids`. */
+export const spentSetting = (ctx: LayerContext) => ctx.spentXids.join(',');
+
+/**
+ * A refusal for a statement that counts XIDs (age()) once the layer spent an XID whose
+ * number it could not read, so that the count cannot be put right; null otherwise.
+ */
+export function uncountedRefusal(ctx: LayerContext, sql: string): QueryReply | null {
+  return ctx.xidsUncounted && asksAge.test(sql) ? notExpressible('xid-count-unknown') : null;
+}
+
+/**
+ * Notes what a savepoint the layer set around a reader's statement (a NOWAIT probe, a
+ * statement run again after a wait) spent, from the top-level XID before the savepoint and
+ * after it is gone (`before`, `after`; null when none). A subtransaction gets its XID after
+ * its parent's, so a parent that got one meanwhile means the savepoint took the next. Where
+ * the savepoint's work was `kept`, its rows carry the savepoint's XID and the transaction
+ * shows the parent's: the two stand for the one a server would take, and the lower is
+ * noted, so that a count from either comes out as a server's. With the parent's XID taken
+ * before, a savepoint that `locked` rows spent one whose number cannot be read here.
+ */
+export function noteProbe(
+  ctx: LayerContext,
+  before: string | null,
+  after: string | null,
+  { kept, locked }: { kept: boolean; locked: boolean },
+): void {
+  if (after === null) return;
+  if (before === null) noteSpent(ctx, kept ? BigInt(after) : BigInt(after) + 1n);
+  else if (locked) ctx.xidsUncounted = true;
+}
+
+/** Reads the top-level XID of the transaction open in the backend (`topXid`). */
+export const readTopXid = 'SELECT pg_catalog.pg_current_xact_id_if_assigned()::pg_catalog.text';
+
+/** The XID `readTopXid` read, among the results of the statements sent with it. */
+export const topXid = (results: StatementResult[]) =>
+  results.find((r) => r.command === 'SELECT')!.rows[0]![0] ?? null;
+
+/** The counts in VACUUM (VERBOSE)'s report, with the span of XIDs each counts. */
+const counts: { line: RegExp; span: (xid: bigint, n: bigint) => [bigint, bigint] }[] = [
+  // removable cutoff: C, which was N XIDs old when operation ended: N = next − C.
+  { line: /(removable cutoff: (\d+), which was )(\d+)( XIDs old)/, span: (c, n) => [c, c + n] },
+  // new relfrozenxid: F, which is N XIDs ahead of previous value: N = F − previous.
+  { line: /(new relfrozenxid: (\d+), which is )(\d+)( XIDs ahead)/, span: (f, n) => [f - n, f] },
+];
+
+/**
+ * `reply` with the XID counts of VACUUM (VERBOSE) left out where an XID the layer spent
+ * lies in the span they count (a server would print fewer), each notice saying why.
+ */
+export function withholdCounts(ctx: LayerContext, reply: BackendReply): BackendReply {
+  if (ctx.spentXids.length === 0 && !ctx.xidsUncounted) return reply;
+  let changed = false;
+  const notices = reply.notices.map((notice): Notice => {
+    let message = notice.message;
+    let spent = 0;
+    for (const { line, span } of counts) {
+      const m = line.exec(message);
+      if (!m) continue;
+      const [from, to] = span(BigInt(m[2]!), BigInt(m[3]!));
+      const within = ctx.spentXids.filter((x) => x >= from && x < to).length;
+      if (within === 0 && !ctx.xidsUncounted) continue;
+      spent = Math.max(spent, within);
+      message = message.replace(line, '$1…$4');
+    }
+    if (message === notice.message) return notice;
+    changed = true;
+    return { ...notice, message, withheld: withheldWords(spent) };
+  });
+  return changed ? { ...reply, notices } : reply;
+}
+
+const withheldWords = (spent: number) =>
+  'The number of XIDs is left out: the in-browser engine spent ' +
+  (spent > 0 ? `${spent === 1 ? 'an XID' : `${spent} XIDs`} in that span` : 'XIDs') +
+  ' that a server would not (it sets a snapshot or a probe aside as a prepared ' +
+  'transaction, which takes one), so PostgreSQL counted more than a server would.';
