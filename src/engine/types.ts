@@ -142,8 +142,8 @@ export const refusalKinds = [
    */
   'xid-renumbered',
   /**
-   * age() after the layer spent an XID a server would not and could not read its number,
-   * so the count cannot be put right (spent-xids.ts).
+   * age() after the layer spent XIDs a server would not and could not read their numbers
+   * (a replayed transaction's savepoints), so the count cannot be put right (spent-xids.ts).
    */
   'xid-count-unknown',
   /** Setting the transaction aside failed, so PostgreSQL rolled it back. */

@@ -205,7 +205,10 @@ describe('hostile input', () => {
     /** The gid of session 2's parked transaction, as PostgreSQL lists it. */
     async function layerGid(): Promise<string> {
       await tab(page, 'session 5').click();
-      const prepared = await runSql(page, 'SELECT gid FROM pg_prepared_xacts ORDER BY gid');
+      const prepared = await runSql(
+        page,
+        'SELECT gid FROM pg_catalog.pg_prepared_xact() ORDER BY gid',
+      );
       return /seat-ledger:[\d:]+/.exec(prepared)![0];
     }
 

@@ -280,6 +280,25 @@ describe('locks on PGlite and on PostgreSQL 18', () => {
     expect(kindOf(await locksByPid(engines.pglite))).toBe('backend-locks');
   });
 
+  it('pg_prepared_xacts lists no prepared transaction while another session’s is set aside', async () => {
+    const listed = async (engine: Engine) => {
+      const [setup, holder, looker] = await sessions(engine, 3);
+      await setup!.query(
+        'DROP TABLE IF EXISTS bin; CREATE TABLE bin (id int); INSERT INTO bin VALUES (1)',
+      );
+      await holder!.query('BEGIN; UPDATE bin SET id = 2');
+      const seen = [
+        await answer(looker!, 'SELECT gid FROM pg_prepared_xacts'),
+        await answer(looker!, 'SELECT count(*) FROM pg_catalog.pg_prepared_xacts'),
+      ];
+      await holder!.query('ROLLBACK');
+      for (const s of [setup!, holder!, looker!]) await s.close();
+      return seen;
+    };
+    expect(await listed(engines.server.engine)).toEqual([[], [['0']]]);
+    expect(await listed(engines.pglite)).toEqual([[], [['0']]]);
+  });
+
   it('LOCK TABLE alone outside a transaction block fails at once; in a string of several it waits', async () => {
     const expected = {
       alone: '25P01 LOCK TABLE can only be used in transaction blocks',

@@ -97,6 +97,18 @@ const cases: { name: string; steps: Step[] }[] = [
       ['c', 'SELECT id, age(xmin) FROM jobs ORDER BY id'],
     ],
   },
+  {
+    name: 'a transaction with savepoints set aside, then replayed to go on',
+    steps: [
+      ['a', "BEGIN; SAVEPOINT s; UPDATE jobs SET state = 'a' WHERE id = 1; RELEASE s"],
+      ['a', "SAVEPOINT t; UPDATE jobs SET state = 'a' WHERE id = 2; RELEASE t"],
+      ['b', 'SELECT count(*) FROM jobs'],
+      ['a', "UPDATE jobs SET state = 'a' WHERE id = 3"],
+      ['a', 'COMMIT'],
+      ['c', 'INSERT INTO jobs VALUES (10)'],
+      ['c', 'SELECT id, age(xmin) FROM jobs ORDER BY id'],
+    ],
+  },
 ];
 
 describe('counts of XIDs the layer spent', () => {

@@ -19,7 +19,7 @@ export function normaliseVacuumVerbose(lines: string[]): string[] {
         .replace(/\b(cutoff|relfrozenxid|relminmxid): \d+/g, '$1: <xid>')
         .replace(/\bpg_toast_\d+/g, 'pg_toast_<oid>')
         .replace(
-          /which is \d+ XIDs ahead of previous value/g,
+          /which is (?:\d+|…) XIDs ahead of previous value/g,
           'which is <n> XIDs ahead of previous value',
         )
         .replace(

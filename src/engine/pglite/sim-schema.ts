@@ -13,6 +13,7 @@ export const simSearchPath = '"$user", public, sim, pg_catalog';
 /** What `sim` shows in place of the catalog's own (see `simSchemaSql`). */
 const shadowed = [
   'pg_stat_activity',
+  'pg_prepared_xacts',
   'pg_backend_pid',
   'pg_cancel_backend',
   'pg_terminate_backend',
@@ -59,7 +60,7 @@ CREATE FUNCTION sim.snapshot_xmin() RETURNS xid
 LANGUAGE sql STABLE SET search_path = pg_catalog, sim AS $$
   SELECT coalesce(
     (SELECT min(x) FROM pg_snapshot_xip(pg_current_snapshot()) x
-      WHERE x NOT IN (SELECT p.transaction::text::xid8 FROM pg_prepared_xacts p
+      WHERE x NOT IN (SELECT p.transaction::text::xid8 FROM pg_catalog.pg_prepared_xacts p
                        WHERE p.gid = ANY (string_to_array(
                          coalesce(current_setting('sim.standins', true), ''), ',')))),
     pg_snapshot_xmax(pg_current_snapshot()))::text::xid
@@ -80,6 +81,25 @@ LANGUAGE sql STABLE STRICT SET search_path = pg_catalog, sim AS $$
        WHERE pg_catalog.age(x::xid) > 0 AND pg_catalog.age(x::xid) <= pg_catalog.age($1)) END
 $$;
 
+-- The next XID, for the layer to read a savepoint's own (sessions/spent-xids.ts,
+-- savepointXid): a subtransaction locks the one row of sim.xid_mark, which takes an XID,
+-- reads it from the row, and is rolled back. SQL shows no subtransaction's XID otherwise.
+CREATE TABLE sim.xid_mark (one int);
+INSERT INTO sim.xid_mark VALUES (1);
+CREATE FUNCTION sim.assigned_xid() RETURNS xid
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, sim AS $$
+DECLARE
+  taken xid;
+BEGIN
+  BEGIN
+    PERFORM FROM sim.xid_mark FOR UPDATE;
+    SELECT xmax INTO taken FROM sim.xid_mark;
+    RAISE EXCEPTION USING ERRCODE = 'SLXID', MESSAGE = taken::text;
+  EXCEPTION WHEN SQLSTATE 'SLXID' THEN
+    RETURN SQLERRM::xid;
+  END;
+END $$;
+
 -- The same columns as pg_catalog.pg_stat_activity in PostgreSQL 18. XIDs are real: a
 -- parked session's comes from pg_prepared_xacts; the querying session's from its own
 -- transaction; a snapshot stand-in's (emulated) is shown as backend_xmin, and so is the
@@ -98,7 +118,24 @@ SELECT d.oid AS datid, d.datname, s.pid, NULL::integer AS leader_pid, r.oid AS u
   FROM sim.sessions() s
   JOIN pg_database d ON d.datname = current_database()
   LEFT JOIN pg_roles r ON r.rolname = s.usename
-  LEFT JOIN pg_prepared_xacts p ON p.gid = s.gid;
+  LEFT JOIN pg_catalog.pg_prepared_xacts p ON p.gid = s.gid;
+
+-- The transactions prepared with PREPARE TRANSACTION, as a server lists them: none of the
+-- layer's, which set sessions' transactions aside (their gids begin seat-ledger:); a
+-- reader's own PREPARE TRANSACTION is refused, so none is left. The catalog's own
+-- function, called by its qualified name, still lists them all: the tests' window on the
+-- layer (src/engine/ARCHITECTURE.md, "Parking").
+CREATE FUNCTION sim.pg_prepared_xact(OUT transaction xid, OUT gid text,
+  OUT prepared timestamptz, OUT ownerid oid, OUT dbid oid) RETURNS SETOF record
+LANGUAGE sql STABLE SET search_path = pg_catalog, sim AS $$
+  SELECT * FROM pg_catalog.pg_prepared_xact() p WHERE p.gid !~ '^seat-ledger:'
+$$;
+
+CREATE VIEW sim.pg_prepared_xacts AS
+SELECT p.transaction, p.gid, p.prepared, u.rolname AS owner, d.datname AS database
+  FROM sim.pg_prepared_xact() p
+  LEFT JOIN pg_catalog.pg_authid u ON p.ownerid = u.oid
+  LEFT JOIN pg_catalog.pg_database d ON p.dbid = d.oid;
 
 -- What PostgreSQL's isolation tester asks: is session pid waiting on one of interesting_pids?
 -- A lock wait the watchdog found without knowing its holder counts too: on one backend
@@ -140,7 +177,7 @@ AS $$ SELECT sim.signal_backend('terminate', pid) $$;
 CREATE ROLE app LOGIN;
 GRANT CREATE, USAGE ON SCHEMA public TO app;
 GRANT USAGE ON SCHEMA sim TO app;
-GRANT SELECT ON sim.pg_stat_activity TO PUBLIC;
+GRANT SELECT ON sim.pg_stat_activity, sim.pg_prepared_xacts TO PUBLIC;
 
 -- The guard (src/engine/pglite/sessions/guards.ts): PostgreSQL itself stops a statement that
 -- would break the layer, however it is sent (a DO block, a function, CASCADE). It lives in

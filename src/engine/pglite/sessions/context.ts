@@ -57,6 +57,11 @@ export type Holding =
       isolation: string;
       /** What it was before it was set aside, for when it is replayed to go on (resume.ts). */
       shape: TransactionShape;
+      /**
+       * With savepoints that may have taken XIDs of their own: the first XID after all of
+       * its, read as it was set aside; a replay spends those (spent-xids.ts).
+       */
+      xidsBefore?: string;
     }
   | { kind: 'lost'; reason: string };
 

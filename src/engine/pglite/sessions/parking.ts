@@ -10,7 +10,7 @@ import {
 } from './context';
 import type { QueryReply } from './replies';
 import { loadSettings } from './session-settings';
-import { noteSpent } from './spent-xids';
+import { nextXid, noteSpent, opensSubtransaction } from './spent-xids';
 import { writeCounts } from './write-counts';
 
 /** Statements that do not take a snapshot in a REPEATABLE READ transaction. */
@@ -91,6 +91,11 @@ export async function setAside(ctx: LayerContext, r: SessionRecord): Promise<voi
     noteSpent(ctx, xid);
     emulatedSnapshot = true;
   }
+  // Savepoints may have taken XIDs after its own, which a replay would spend: the first
+  // XID after them all is read now (a replay is possible only while the log is kept).
+  const subtransactions =
+    !emulatedSnapshot && r.xactLog?.some(({ sql }) => opensSubtransaction.test(sql));
+  const xidsBefore = subtransactions ? String(await nextXid(ctx)) : undefined;
   const gid = `seat-ledger:${r.id}:${++ctx.parkSeq}`;
   const reply = await backend.run(`PREPARE TRANSACTION '${gid}'`);
   r.holding = reply.error
@@ -105,6 +110,7 @@ export async function setAside(ctx: LayerContext, r: SessionRecord): Promise<voi
         emulatedSnapshot,
         isolation: holding.isolation,
         shape: shapeOf(holding),
+        ...(xidsBefore ? { xidsBefore } : {}),
       };
   // What others write from now on decides whether a READ COMMITTED transaction can be
   // replayed to go on (resume.ts): counted when it is first set aside.

@@ -10,7 +10,7 @@ import { statementNeeds } from '../waits';
 import { splitStatements } from '../../split-statements';
 import type { LayerContext, SessionRecord } from './context';
 import { enter } from './parking';
-import { noteProbe, noteSpent, readTopXid, topXid } from './spent-xids';
+import { noteProbe, noteSpent, readTopXid, savepointXid, topXid } from './spent-xids';
 import { runReader } from './watchdog';
 
 /** What a statement that waited on a row needs for the recheck. */
@@ -247,6 +247,9 @@ export async function runUndoable(
           : null;
   const kept = reply !== 'stuck' && undone === null;
   const committed = kept && !(reply as BackendReply).error;
+  const wrote =
+    reply !== 'stuck' && !reply.error && reply.results.some((r) => (r.rowCount ?? 0) > 0);
+  const sub = topBefore !== null && wrote ? await savepointXid(ctx) : null;
   const topAfter = topXid(
     await backend.exec(
       (committed
@@ -255,9 +258,7 @@ export async function runUndoable(
         `; ${readTopXid}`,
     ),
   );
-  const wrote =
-    reply !== 'stuck' && !reply.error && reply.results.some((r) => (r.rowCount ?? 0) > 0);
-  noteProbe(ctx, topBefore, topAfter, { kept: committed, locked: wrote });
+  noteProbe(ctx, topBefore, topAfter, { kept: committed, sub });
   if (implicit) {
     // An implicit transaction commits, or rolls back on an error, when its statement ends.
     await backend.exec(committed ? 'COMMIT' : 'ROLLBACK');

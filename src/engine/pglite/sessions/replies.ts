@@ -64,9 +64,9 @@ const refusalWords = {
     'their ages or their order (pg_stat_activity, pg_locks, xmin and xmax, VACUUM) ' +
     'would show them otherwise than a server would, until those transactions end',
   'xid-count-unknown': () =>
-    'the in-browser engine spent an XID that a server would not (a NOWAIT probe, set ' +
-    'aside in a savepoint, locked rows while checking whether a statement waits) and ' +
-    'could not read its number, so an age() here would count one XID more than a server',
+    'a transaction went on by being replayed in a new one, and the savepoints it had ' +
+    'took XIDs of their own that the in-browser engine could not read, so an age() here ' +
+    'could count XIDs a server never took',
   'temporary-object': () =>
     'temporary tables belong to the backend, and every session here shares PGlite’s one ' +
     'backend, so other sessions would see this one’s temporary tables',

@@ -15,7 +15,7 @@ import {
 import { rollBackSpentStandIns, rollbackPrepared, setAside } from './parking';
 import { cancelled, notExpressible, type QueryReply } from './replies';
 import { loadSettings } from './session-settings';
-import { noteSpent } from './spent-xids';
+import { noteSpent, opensSubtransaction } from './spent-xids';
 import { isCancelled, runReader } from './watchdog';
 import { committedSince, parkedCte, writtenSince } from './write-counts';
 
@@ -55,9 +55,6 @@ const replayableVolatile = [
 /** Output that shows XIDs, or their order: what a renumbered transaction must not meet. */
 const showsXids =
   /\b(?:xmin|xmax|age|mxid_age|pg_locks|pg_prepared_xacts|txid_\w+|pg_current_xact_id\w*|pg_current_snapshot|pg_snapshot_\w+|pg_xact_status|pg_visible_in_snapshot|backend_xid|backend_xmin|heap_page_items|pg_get_multixact_members|vacuum)\b/i;
-
-/** A statement that opens a subtransaction, which takes an XID of its own once it writes. */
-const savepoint = /\bSAVEPOINT\b|\bEXCEPTION\b/i;
 
 /** The most statements a transaction's log keeps; a longer transaction is not replayed. */
 const maxLogged = 500;
@@ -285,10 +282,13 @@ export async function resume(ctx: LayerContext, s: SessionRecord): Promise<Query
   if (ctx.resident) await setAside(ctx, ctx.resident);
   const younger = openXids(ctx).filter((xid) => xid !== h.xid && BigInt(xid) > BigInt(h.xid));
   await rollbackPrepared(ctx, h.gid);
-  // Its XID is spent: the replay takes another (a stand-in's was noted when taken). So
-  // are its savepoints' XIDs, whose numbers are not known here.
+  // Its XIDs are spent: the replay takes new ones (a stand-in's was noted when taken).
+  // Its savepoints' came after its own, before it was set aside (`xidsBefore`).
   if (!h.emulatedSnapshot) noteSpent(ctx, h.xid);
-  if (log.some(({ sql }) => savepoint.test(sql))) ctx.xidsUncounted = true;
+  for (let x = BigInt(h.xid) + 1n; x < BigInt(h.xidsBefore ?? 0); x++) noteSpent(ctx, x);
+  if (h.xidsBefore === undefined && log.some(({ sql }) => opensSubtransaction.test(sql))) {
+    ctx.xidsUncounted = true;
+  }
   await rollBackSpentStandIns(ctx);
   await loadSettings(ctx, s);
   for (const [i, entry] of log.entries()) {

@@ -18,6 +18,9 @@ export function noteSpent(ctx: LayerContext, xid: string | number | bigint): voi
   if (ctx.spentXids[at] !== n) ctx.spentXids.splice(at + 1, 0, n);
 }
 
+/** A statement that opens a subtransaction, which takes an XID of its own once it writes. */
+export const opensSubtransaction = /\bSAVEPOINT\b|\bEXCEPTION\b/i;
+
 /** A statement that calls age(), which reads the spent XIDs (`sim.spent_xids`). */
 export const asksAge = /\bage\s*\(/i;
 
@@ -35,23 +38,42 @@ export function uncountedRefusal(ctx: LayerContext, sql: string): QueryReply | n
 /**
  * Notes what a savepoint the layer set around a reader's statement (a NOWAIT probe, a
  * statement run again after a wait) spent, from the top-level XID before the savepoint and
- * after it is gone (`before`, `after`; null when none). A subtransaction gets its XID after
- * its parent's, so a parent that got one meanwhile means the savepoint took the next. Where
- * the savepoint's work was `kept`, its rows carry the savepoint's XID and the transaction
- * shows the parent's: the two stand for the one a server would take, and the lower is
- * noted, so that a count from either comes out as a server's. With the parent's XID taken
- * before, a savepoint that `locked` rows spent one whose number cannot be read here.
+ * after it is gone (`before`, `after`; null when none), and the savepoint's own XID when it
+ * was read (`sub`, see `savepointXid`). A subtransaction gets its XID right after its
+ * parent's, so a parent that got one meanwhile means the savepoint took the next. Where the
+ * savepoint's work was `kept`, its rows carry its XID and the transaction shows the
+ * parent's: the two stand for the one a server would take, and the lower is noted, so that
+ * a count from either comes out as a server's.
  */
 export function noteProbe(
   ctx: LayerContext,
   before: string | null,
   after: string | null,
-  { kept, locked }: { kept: boolean; locked: boolean },
+  { kept, sub }: { kept: boolean; sub: bigint | null },
 ): void {
-  if (after === null) return;
-  if (before === null) noteSpent(ctx, kept ? BigInt(after) : BigInt(after) + 1n);
-  else if (locked) ctx.xidsUncounted = true;
+  if (sub !== null) noteSpent(ctx, sub);
+  else if (before === null && after !== null) {
+    noteSpent(ctx, kept ? BigInt(after) : BigInt(after) + 1n);
+  }
 }
+
+/**
+ * The next XID, taken now and spent: `sim.assigned_xid()` takes it in a subtransaction of
+ * its own, reads it from the row it locked, and rolls it back. (SQL shows no
+ * subtransaction's XID otherwise.)
+ */
+export async function nextXid(ctx: LayerContext): Promise<bigint> {
+  const [read] = await ctx.backend.exec('SELECT sim.assigned_xid()::pg_catalog.text');
+  const taken = BigInt(read!.rows[0]![0]!);
+  noteSpent(ctx, taken);
+  return taken;
+}
+
+/**
+ * The XID of the savepoint open in the backend, which has locked or written rows, so has
+ * one (its transaction had one before it, so that cannot tell it): the one before the next.
+ */
+export const savepointXid = async (ctx: LayerContext) => (await nextXid(ctx)) - 1n;
 
 /** Reads the top-level XID of the transaction open in the backend (`topXid`). */
 export const readTopXid = 'SELECT pg_catalog.pg_current_xact_id_if_assigned()::pg_catalog.text';

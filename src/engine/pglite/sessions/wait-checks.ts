@@ -23,7 +23,7 @@ import {
 import { quoteIdent, type MatchedRows } from './recheck';
 import { enter, setAside } from './parking';
 import { loadSettings } from './session-settings';
-import { noteProbe, noteSpent, readTopXid, topXid } from './spent-xids';
+import { noteProbe, noteSpent, readTopXid, savepointXid, topXid } from './spent-xids';
 import { runReader } from './watchdog';
 
 /** What `check` found a statement would do if sent now. */
@@ -303,16 +303,15 @@ async function rowsLockable(
       FOR ${mode} OF ${rows.alias ?? rows.table.split('.').pop()} NOWAIT`,
     params,
   );
+  const locked = !probe.error && (probe.results[0]?.rowCount ?? 0) > 0;
+  const sub = before !== null && locked ? await savepointXid(ctx) : null;
   const after = topXid(
     await backend.exec(
       `ROLLBACK TO SAVEPOINT seat_ledger_probe; RELEASE SAVEPOINT seat_ledger_probe; ${readTopXid}`,
     ),
   );
   if (!own) await backend.exec('ROLLBACK');
-  noteProbe(ctx, before, after, {
-    kept: false,
-    locked: !probe.error && (probe.results[0]?.rowCount ?? 0) > 0,
-  });
+  noteProbe(ctx, before, after, { kept: false, sub });
   // Begun for the probe, its transaction's own XID is spent too.
   if (!own && after !== null) noteSpent(ctx, after);
   // Any other error is the statement's own, for it to report when it runs.
@@ -632,6 +631,7 @@ export async function check(
   const lockedRows =
     !failed && reply !== 'stuck' && reply.results.some((r) => (r.rowCount ?? 0) > 0);
   if (own) {
+    const sub = before !== null && lockedRows ? await savepointXid(ctx) : null;
     const after = topXid(
       await backend.exec(
         (blocked || failed || noisy
@@ -639,7 +639,7 @@ export async function check(
           : 'RELEASE SAVEPOINT seat_ledger_probe') + `; ${readTopXid}`,
       ),
     );
-    noteProbe(ctx, before, after, { kept: !(blocked || failed || noisy), locked: lockedRows });
+    noteProbe(ctx, before, after, { kept: !(blocked || failed || noisy), sub });
   } else if (begun) {
     const kept = alone && !blocked && !failed && !noisy;
     // (A lock NOWAIT could not take gives the transaction no XID.)
