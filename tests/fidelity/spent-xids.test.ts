@@ -98,6 +98,17 @@ const cases: { name: string; steps: Step[] }[] = [
     ],
   },
   {
+    name: 'a view that calls age(), read past a stand-in',
+    steps: [
+      ['c', 'CREATE OR REPLACE VIEW row_ages AS SELECT id, age(xmin) AS held FROM jobs'],
+      ['a', 'BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM jobs'],
+      ['b', 'INSERT INTO jobs VALUES (10)'],
+      ['c', 'SELECT * FROM row_ages ORDER BY id'],
+      ['a', 'COMMIT'],
+      ['c', 'DROP VIEW row_ages'],
+    ],
+  },
+  {
     name: 'a transaction with savepoints set aside, then replayed to go on',
     steps: [
       ['a', "BEGIN; SAVEPOINT s; UPDATE jobs SET state = 'a' WHERE id = 1; RELEASE s"],

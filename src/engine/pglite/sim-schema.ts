@@ -68,7 +68,8 @@ $$;
 
 -- age(xid) as a server counts: PostgreSQL's own count, less the XIDs in its span that the
 -- layer took and a server would not (stand-ins, probes, replays: their numbers are in
--- sim.spent_xids, set before a statement that calls age(); sessions/spent-xids.ts). An XID
+-- sim.spent_xids, set as a session is loaded and before a statement that names age();
+-- sessions/spent-xids.ts). An XID
 -- x lies in the span of age(a) when 0 < age(x) <= age(a). XIDs that are not normal keep
 -- PostgreSQL's answer (the largest integer).
 CREATE FUNCTION sim.age(xid) RETURNS integer

@@ -2,6 +2,7 @@
 // the backend in turn; custom settings and sequences' last values, which the backend
 // keeps for all sessions at once and only some of which can be shown.
 import { identifier, splitStatements, storedIdentifier } from '../../split-statements';
+import { spentSetting } from './spent-xids';
 import type { LayerContext, SessionRecord } from './context';
 
 /**
@@ -90,10 +91,13 @@ export async function loadSettings(ctx: LayerContext, s: SessionRecord): Promise
   // With no owner, the backend's settings are its defaults already (a fresh start, or
   // DISCARD ALL after the last owner closed).
   await unloadSettings(ctx);
-  // sim.pid is what pg_backend_pid() answers (sim-schema.ts): always this session's.
+  // sim.pid is what pg_backend_pid() answers (sim-schema.ts): always this session's. The
+  // XIDs the layer spent go with it for sim.age(), also when a view or a function calls it
+  // (a statement that names age() sets them afresh: run.ts).
+  const spent = ctx.spentXids.length > 0 ? { 'sim.spent_xids': spentSetting(ctx) } : {};
   await backend.exec(
     'SELECT pg_catalog.set_config(key, value, false) FROM pg_catalog.jsonb_each_text($1)',
-    [{ ...Object.fromEntries(s.settings), 'sim.pid': String(s.pid) }],
+    [{ ...Object.fromEntries(s.settings), 'sim.pid': String(s.pid), ...spent }],
   );
   // This session's prepared statements are made again.
   for (const { statement } of s.prepared.values()) await backend.run(statement);

@@ -1,6 +1,7 @@
 // XIDs the layer spends that a server would not: a stand-in's (a snapshot or a wait set
-// aside as a prepared transaction), a replayed transaction's first one (rolled back for
-// a new one), and a NOWAIT probe's (its savepoint's, or the transaction it was tried in).
+// aside as a prepared transaction), a replayed transaction's old ones (rolled back for new
+// ones), and a savepoint's it sets around a reader's statement (a NOWAIT probe, a statement
+// run again after its wait), or a transaction's it begins for a probe and rolls back.
 // XIDs are PGlite's own numbers either way; what a spent one changes is every count of
 // XIDs across it: age() and VACUUM (VERBOSE)'s "XIDs old" and "XIDs ahead" come out one
 // more per spent XID than a server's. sim.age() leaves them out (sim-schema.ts); VACUUM's
@@ -119,5 +120,6 @@ export function withholdCounts(ctx: LayerContext, reply: BackendReply): BackendR
 const withheldWords = (spent: number) =>
   'The number of XIDs is left out: the in-browser engine spent ' +
   (spent > 0 ? `${spent === 1 ? 'an XID' : `${spent} XIDs`} in that span` : 'XIDs') +
-  ' that a server would not (it sets a snapshot or a probe aside as a prepared ' +
-  'transaction, which takes one), so PostgreSQL counted more than a server would.';
+  ' that a server would not (to stand in for a snapshot, to check whether a statement ' +
+  'would wait, or to let a set-aside transaction go on), so PostgreSQL counted more than ' +
+  'a server would.';
