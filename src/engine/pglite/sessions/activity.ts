@@ -9,6 +9,51 @@ import { cancelWait } from './waiting';
 export const readsSessions =
   /pg_stat_activity|pg_backend_pid|pg_cancel_backend|pg_terminate_backend|pg_isolation_test_session_is_blocked/i;
 
+/** A statement that may create or change a view or function: it could read the sessions. */
+const definesObjects = /^\s*(?:CREATE|ALTER|DROP|DO|COMMENT)\b/im;
+
+/**
+ * Whether the reader's own views and functions read the session table: a view that depends
+ * on sim.pg_stat_activity or a session function, or a function whose body names one (a
+ * body is text to PostgreSQL, so no dependency is recorded for it). Then every statement
+ * may read the sessions without naming them, and each is sent with them (run.ts). Read
+ * again after a statement that may define objects; pg_depend and pg_proc only, which take
+ * no lock on the reader's objects.
+ */
+export async function noteSessionReaders(
+  ctx: LayerContext,
+  sql: string,
+  failed: boolean,
+): Promise<void> {
+  if (failed || !definesObjects.test(sql)) return;
+  const [found] = await ctx.backend.exec(
+    `WITH sim_objects AS (
+       SELECT 'pg_catalog.pg_class'::pg_catalog.regclass AS classid, c.oid FROM pg_catalog.pg_class c
+        WHERE c.relnamespace = 'sim'::pg_catalog.regnamespace AND c.relname = 'pg_stat_activity'
+       UNION ALL
+       SELECT 'pg_catalog.pg_proc'::pg_catalog.regclass, p.oid FROM pg_catalog.pg_proc p
+        WHERE p.pronamespace = 'sim'::pg_catalog.regnamespace AND p.proname ~ $1)
+     SELECT EXISTS (
+       SELECT FROM pg_catalog.pg_depend d JOIN sim_objects o
+           ON d.refclassid = o.classid AND d.refobjid = o.oid
+        WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_rewrite r JOIN pg_catalog.pg_class c
+                            ON c.oid = r.ev_class
+                           WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass
+                             AND r.oid = d.objid AND c.relnamespace = 'sim'::pg_catalog.regnamespace)
+          AND NOT EXISTS (SELECT FROM pg_catalog.pg_proc p
+                           WHERE d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass
+                             AND p.oid = d.objid AND p.pronamespace = 'sim'::pg_catalog.regnamespace))
+     OR EXISTS (
+       SELECT FROM pg_catalog.pg_proc p
+        WHERE p.pronamespace NOT IN ('sim'::pg_catalog.regnamespace,
+                                     'pg_catalog'::pg_catalog.regnamespace,
+                                     'information_schema'::pg_catalog.regnamespace)
+          AND p.prosrc ~* $1)`,
+    [readsSessions.source],
+  );
+  ctx.sessionsReadIndirectly = found!.rows[0]![0] === 't';
+}
+
 /** The session table as `sim.sessions()` reads it, with `current` as the querying one. */
 export function sessionsJson(ctx: LayerContext, current: SessionRecord): string {
   /**

@@ -33,6 +33,8 @@ export interface LayerSnapshot {
   /** XIDs the layer spent that a server would not (spent-xids.ts), and whether one is unknown. */
   spentXids: string[];
   xidsUncounted: boolean;
+  /** Whether the reader's views or functions read the sessions (activity.ts). */
+  sessionsReadIndirectly: boolean;
   /** Transactions replayed under a new XID, their session by id (resume.ts). */
   renumbered: (Omit<Renumbering, 's'> & { sessionId: number })[];
   slots: Slots | undefined;
@@ -186,6 +188,7 @@ function snapshot(ctx: LayerContext): LayerSnapshot {
     shownXids: [...ctx.shownXids],
     spentXids: ctx.spentXids.map(String),
     xidsUncounted: ctx.xidsUncounted,
+    sessionsReadIndirectly: ctx.sessionsReadIndirectly,
     renumbered: ctx.renumbered.map(({ s, ...r }) => ({ ...structuredClone(r), sessionId: s.id })),
     slots: ctx.slots,
     databaseOid: ctx.databaseOid,
@@ -230,6 +233,7 @@ export async function restoreCheckpoint(
   for (const xid of layer.shownXids) ctx.shownXids.add(xid);
   ctx.spentXids.push(...layer.spentXids.map(BigInt));
   ctx.xidsUncounted = layer.xidsUncounted;
+  ctx.sessionsReadIndirectly = layer.sessionsReadIndirectly;
   for (const name of layer.customSettings) ctx.customSettings.add(name);
   // A backend booted from a data directory has no sequence used yet in it.
   ctx.backendUsers = 'shared';

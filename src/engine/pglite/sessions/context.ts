@@ -316,6 +316,11 @@ export interface LayerContext {
   /** Whether the layer spent an XID whose number it could not read (spent-xids.ts). */
   xidsUncounted: boolean;
   /**
+   * Whether the reader's views or functions read the session table, so that any statement
+   * may (activity.ts, `noteSessionReaders`).
+   */
+  sessionsReadIndirectly: boolean;
+  /**
    * The sessions whose statements the backend has run since it started, or `shared` once
    * more than one has (or it was restored from a checkpoint): it keeps one currval() per
    * sequence for all of them (run.ts, `sessionSequence`).
@@ -385,6 +390,7 @@ export function makeContext(backend: Backend, options: LayerOptions = {}): Layer
     shownXids: new Set(),
     spentXids: [],
     xidsUncounted: false,
+    sessionsReadIndirectly: false,
     backendUsers: 'none',
     lastSent: null,
     customSettings: new Set(),

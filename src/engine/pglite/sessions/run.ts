@@ -3,6 +3,7 @@ import type { BackendReply } from '../backend';
 import {
   answerTesterProbe,
   carryOut,
+  noteSessionReaders,
   readsSessions,
   sessionsJson,
   standInGids,
@@ -322,7 +323,9 @@ export async function runQuery(
   } else {
     await enter(ctx, s);
     const seesSessions = readsSessions.test(sql) && s.status !== 'E';
-    if (seesSessions) {
+    // Through the reader's own views or functions, any statement may read them.
+    const mayRead = ctx.sessionsReadIndirectly && !seesSessions && s.status !== 'E';
+    if (seesSessions || mayRead) {
       await ctx.backend.exec(
         "SELECT pg_catalog.set_config('sim.sessions', $1, false), " +
           "pg_catalog.set_config('sim.standins', $2, false)",
@@ -341,6 +344,7 @@ export async function runQuery(
     if (sent !== 'stuck' && 'undone' in sent) return notExpressible('notices-before-wait');
     if (sent === 'stuck') return stuckWait(ctx, s, sql, params);
     reply = sent;
+    await noteSessionReaders(ctx, sql, reply.error !== undefined);
     if (seesSessions) {
       if (!reply.error) notePrepared(s, sql);
       await settle(ctx, s, reply, sql, params !== undefined);
@@ -348,6 +352,13 @@ export async function runQuery(
       await carryOut(ctx, await takeSignals(ctx));
       await wakeAfterEnd(ctx, reply);
       return toReply(withholdCounts(ctx, reply));
+    }
+    if (mayRead) {
+      // What it answered may show the other sessions, as the layer had them.
+      forgetLog(s);
+      const outcome = await finish(ctx, s, reply, sql, params, advisory.calls);
+      await carryOut(ctx, await takeSignals(ctx));
+      return outcome;
     }
   }
   return finish(ctx, s, reply, sql, params, advisory.calls);
