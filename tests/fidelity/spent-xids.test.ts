@@ -93,8 +93,24 @@ const cases: { name: string; steps: Step[] }[] = [
       ['b', 'SELECT id FROM jobs WHERE id = 2 FOR UPDATE'],
       ['c', ages],
       ['a', 'COMMIT'],
+      // (b's statement has ended before c writes: on a server it goes on by itself.)
+      ['b', 'SELECT 1'],
       ['c', 'INSERT INTO jobs VALUES (10)'],
       ['c', 'SELECT id, age(xmin) FROM jobs ORDER BY id'],
+    ],
+  },
+  {
+    name: 'rows locked beside a parked transaction carry their locker’s XID as xmax',
+    steps: [
+      ['a', 'BEGIN; SELECT id FROM jobs WHERE id = 1 FOR UPDATE'],
+      ['b', 'BEGIN; SELECT id, lower(state) FROM jobs WHERE id = 2 FOR UPDATE'],
+      [
+        'c',
+        'SELECT j.id, a.application_name FROM jobs j LEFT JOIN pg_stat_activity a ' +
+          'ON a.backend_xid = j.xmax WHERE j.id IN (1, 2) ORDER BY 1',
+      ],
+      ['a', 'COMMIT'],
+      ['b', 'COMMIT'],
     ],
   },
   {

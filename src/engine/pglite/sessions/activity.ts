@@ -36,7 +36,8 @@ export async function noteSessionReaders(
      SELECT EXISTS (
        SELECT FROM pg_catalog.pg_depend d JOIN sim_objects o
            ON d.refclassid = o.classid AND d.refobjid = o.oid
-        WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_rewrite r JOIN pg_catalog.pg_class c
+        WHERE d.deptype = 'n'
+          AND NOT EXISTS (SELECT FROM pg_catalog.pg_rewrite r JOIN pg_catalog.pg_class c
                             ON c.oid = r.ev_class
                            WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass
                              AND r.oid = d.objid AND c.relnamespace = 'sim'::pg_catalog.regnamespace)
