@@ -164,7 +164,9 @@ export function NoticeList({
       {notices.map((notice, index) => (
         <Fragment key={index}>
           <pre className="notice">{marked(noticeText(notice), marks)}</pre>
-          {notice.withheld ? <p className="row-limit">{notice.withheld}</p> : null}
+          {notice.withheld && notice.withheld !== notices[index - 1]?.withheld ? (
+            <p className="row-limit notice-withheld">{notice.withheld}</p>
+          ) : null}
         </Fragment>
       ))}
       {omitted > 0 ? <p className="row-limit">{keptNotices(notices.length, omitted)}</p> : null}
