@@ -100,20 +100,6 @@ const cases: { name: string; steps: Step[] }[] = [
     ],
   },
   {
-    name: 'rows locked beside a parked transaction carry their locker’s XID as xmax',
-    steps: [
-      ['a', 'BEGIN; SELECT id FROM jobs WHERE id = 1 FOR UPDATE'],
-      ['b', 'BEGIN; SELECT id, lower(state) FROM jobs WHERE id = 2 FOR UPDATE'],
-      [
-        'c',
-        'SELECT j.id, a.application_name FROM jobs j LEFT JOIN pg_stat_activity a ' +
-          'ON a.backend_xid = j.xmax WHERE j.id IN (1, 2) ORDER BY 1',
-      ],
-      ['a', 'COMMIT'],
-      ['b', 'COMMIT'],
-    ],
-  },
-  {
     name: 'a view that calls age(), read past a stand-in',
     steps: [
       ['c', 'CREATE OR REPLACE VIEW row_ages AS SELECT id, age(xmin) AS held FROM jobs'],

@@ -492,19 +492,6 @@ function lockingStatements(s: SessionRecord, sql: string): string[] {
   return failsAtOnce ? [] : statements;
 }
 
-/** Whether `sql` calls a volatile function, which could answer otherwise if run twice. */
-async function callsVolatile(ctx: LayerContext, sql: string): Promise<boolean> {
-  const called = [...sql.matchAll(/\b([a-z_][a-z0-9_$]*)\s*\(/gi)].map((m) => m[1]!.toLowerCase());
-  if (called.length === 0) return false;
-  const [found] = await ctx.backend.exec(
-    `SELECT EXISTS (SELECT FROM pg_catalog.pg_proc p
-                     WHERE p.proname IN (SELECT pg_catalog.jsonb_array_elements_text($1::pg_catalog.jsonb))
-                       AND p.provolatile = 'v')`,
-    [JSON.stringify(called)],
-  );
-  return found!.rows[0]![0] === 't';
-}
-
 /** The verdict on most statements, shared: nothing in the way. */
 const free: Verdict = Object.freeze({ verdict: 'free' });
 
@@ -643,15 +630,9 @@ export async function check(
   const noisy = quiet && reply !== 'stuck' && reply.notices.length > 0;
   const lockedRows =
     !failed && reply !== 'stuck' && reply.results.some((r) => (r.rowCount ?? 0) > 0);
-  // Rows it locked in the savepoint carry the savepoint's XID as their xmax, where on a
-  // server they carry the transaction's own, which pg_stat_activity shows: unless running
-  // it twice could show (a volatile function), the probe is undone, and the statement,
-  // which will not wait now, is sent for real.
-  const rerun =
-    own && !blocked && !failed && !noisy && lockedRows && !(await callsVolatile(ctx, sql));
   if (own) {
     const sub = before !== null && lockedRows ? await savepointXid(ctx) : null;
-    const kept = !(blocked || failed || noisy || rerun);
+    const kept = !(blocked || failed || noisy);
     const after = topXid(
       await backend.exec(
         (kept
@@ -674,7 +655,7 @@ export async function check(
   }
   // Failed otherwise inside the transaction: sent for real, it fails and aborts it there,
   // as on a server.
-  if ((own && failed) || noisy || rerun) return { verdict: 'free' };
+  if ((own && failed) || noisy) return { verdict: 'free' };
   if (own) return { verdict: 'done', reply };
   if (alone) return { verdict: 'done', reply: { ...reply, status: 'I' } };
   return { verdict: 'free' };
