@@ -10,7 +10,7 @@ import { statementNeeds } from '../waits';
 import { splitStatements } from '../../split-statements';
 import type { LayerContext, SessionRecord } from './context';
 import { enter } from './parking';
-import { noteProbe, noteSpent, readTopXid, savepointXid, topXid } from './spent-xids';
+import { closeSavepoint, noteSpent, openSavepoint } from './spent-xids';
 import { runReader } from './watchdog';
 
 /** What a statement that waited on a row needs for the recheck. */
@@ -232,9 +232,7 @@ export async function runUndoable(
   await enter(ctx, s);
   const implicit = s.holding.kind === 'none';
   // The XIDs its savepoint spends (and an implicit transaction rolled back) are noted.
-  const topBefore = topXid(
-    await backend.exec(`${implicit ? 'BEGIN; ' : ''}${readTopXid}; SAVEPOINT seat_ledger_recheck`),
-  );
+  const topBefore = await openSavepoint(ctx, 'seat_ledger_recheck', implicit);
   const before = await touched();
   const reply = await runReader(ctx, s, sql, params);
   const undone: Undone['undone'] | null =
@@ -249,16 +247,10 @@ export async function runUndoable(
   const committed = kept && !(reply as BackendReply).error;
   const wrote =
     reply !== 'stuck' && !reply.error && reply.results.some((r) => (r.rowCount ?? 0) > 0);
-  const sub = topBefore !== null && wrote ? await savepointXid(ctx) : null;
-  const topAfter = topXid(
-    await backend.exec(
-      (committed
-        ? 'RELEASE SAVEPOINT seat_ledger_recheck'
-        : 'ROLLBACK TO SAVEPOINT seat_ledger_recheck; RELEASE SAVEPOINT seat_ledger_recheck') +
-        `; ${readTopXid}`,
-    ),
-  );
-  noteProbe(ctx, topBefore, topAfter, { kept: committed, sub });
+  const topAfter = await closeSavepoint(ctx, 'seat_ledger_recheck', topBefore, {
+    kept: committed,
+    wrote,
+  });
   if (implicit) {
     // An implicit transaction commits, or rolls back on an error, when its statement ends.
     await backend.exec(committed ? 'COMMIT' : 'ROLLBACK');

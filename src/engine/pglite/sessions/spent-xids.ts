@@ -76,6 +76,37 @@ export async function nextXid(ctx: LayerContext): Promise<bigint> {
  */
 export const savepointXid = async (ctx: LayerContext) => (await nextXid(ctx)) - 1n;
 
+/**
+ * Opens savepoint `name` for the layer's own use (after a BEGIN when `begin`), reading the
+ * top-level XID first: what `closeSavepoint` needs to note the XIDs it spends.
+ */
+export async function openSavepoint(
+  ctx: LayerContext,
+  name: string,
+  begin = false,
+): Promise<string | null> {
+  return topXid(
+    await ctx.backend.exec(`${begin ? 'BEGIN; ' : ''}${readTopXid}; SAVEPOINT ${name}`),
+  );
+}
+
+/**
+ * Releases savepoint `name`, or rolls back to it first unless its work is `kept`, and notes
+ * what it spent (`noteProbe`; `wrote`: it locked or wrote rows). The top-level XID after.
+ */
+export async function closeSavepoint(
+  ctx: LayerContext,
+  name: string,
+  before: string | null,
+  { kept, wrote }: { kept: boolean; wrote: boolean },
+): Promise<string | null> {
+  const sub = before !== null && wrote ? await savepointXid(ctx) : null;
+  const undo = kept ? '' : `ROLLBACK TO SAVEPOINT ${name}; `;
+  const after = topXid(await ctx.backend.exec(`${undo}RELEASE SAVEPOINT ${name}; ${readTopXid}`));
+  noteProbe(ctx, before, after, { kept, sub });
+  return after;
+}
+
 /** Reads the top-level XID of the transaction open in the backend (`topXid`). */
 export const readTopXid = 'SELECT pg_catalog.pg_current_xact_id_if_assigned()::pg_catalog.text';
 

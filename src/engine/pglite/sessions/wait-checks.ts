@@ -23,7 +23,7 @@ import {
 import { quoteIdent, type MatchedRows } from './recheck';
 import { enter, setAside } from './parking';
 import { loadSettings } from './session-settings';
-import { noteProbe, noteSpent, readTopXid, savepointXid, topXid } from './spent-xids';
+import { closeSavepoint, noteSpent, openSavepoint, readTopXid, topXid } from './spent-xids';
 import { runReader } from './watchdog';
 
 /** What `check` found a statement would do if sent now. */
@@ -294,24 +294,16 @@ async function rowsLockable(
   const { backend } = ctx;
   const own = ctx.resident === s;
   // In a savepoint either way, so that the XIDs it spends can be told (`noteProbe`).
-  const before = topXid(
-    await backend.exec(`${own ? '' : 'BEGIN; '}${readTopXid}; SAVEPOINT seat_ledger_probe`),
-  );
+  const before = await openSavepoint(ctx, 'seat_ledger_probe', !own);
   const probe = await backend.run(
     `SELECT 1 FROM ${rows.table} ${rows.alias ?? ''}
       WHERE (${rows.where ?? 'true'}) AND ${also}${unusedParams(rows.where, params)}
       FOR ${mode} OF ${rows.alias ?? rows.table.split('.').pop()} NOWAIT`,
     params,
   );
-  const locked = !probe.error && (probe.results[0]?.rowCount ?? 0) > 0;
-  const sub = before !== null && locked ? await savepointXid(ctx) : null;
-  const after = topXid(
-    await backend.exec(
-      `ROLLBACK TO SAVEPOINT seat_ledger_probe; RELEASE SAVEPOINT seat_ledger_probe; ${readTopXid}`,
-    ),
-  );
+  const wrote = !probe.error && (probe.results[0]?.rowCount ?? 0) > 0;
+  const after = await closeSavepoint(ctx, 'seat_ledger_probe', before, { kept: false, wrote });
   if (!own) await backend.exec('ROLLBACK');
-  noteProbe(ctx, before, after, { kept: false, sub });
   // Begun for the probe, its transaction's own XID is spent too.
   if (!own && after !== null) noteSpent(ctx, after);
   // Any other error is the statement's own, for it to report when it runs.
@@ -618,7 +610,7 @@ export async function check(
   let before: string | null = null;
   if (own) {
     await enter(ctx, s);
-    before = topXid(await backend.exec(`${readTopXid}; SAVEPOINT seat_ledger_probe`));
+    before = await openSavepoint(ctx, 'seat_ledger_probe');
   } else {
     if (ctx.resident) await setAside(ctx, ctx.resident);
     await loadSettings(ctx, s);
@@ -631,17 +623,8 @@ export async function check(
   const lockedRows =
     !failed && reply !== 'stuck' && reply.results.some((r) => (r.rowCount ?? 0) > 0);
   if (own) {
-    const sub = before !== null && lockedRows ? await savepointXid(ctx) : null;
     const kept = !(blocked || failed || noisy);
-    const after = topXid(
-      await backend.exec(
-        (kept
-          ? 'RELEASE SAVEPOINT seat_ledger_probe'
-          : 'ROLLBACK TO SAVEPOINT seat_ledger_probe; RELEASE SAVEPOINT seat_ledger_probe') +
-          `; ${readTopXid}`,
-      ),
-    );
-    noteProbe(ctx, before, after, { kept, sub });
+    await closeSavepoint(ctx, 'seat_ledger_probe', before, { kept, wrote: lockedRows });
   } else if (begun) {
     const kept = alone && !blocked && !failed && !noisy;
     // (A lock NOWAIT could not take gives the transaction no XID.)
