@@ -46,7 +46,7 @@ async function startBareWorker() {
  * Prints `session-layer-throughput-ratio` and `park-commit-ms`, and what the layer's
  * checkpoints cost under load (`layer-checkpoint-ms`, `sustained-throughput-ratio`).
  */
-export async function benchSessionLayer(rounds = 9, perRound = 400): Promise<void> {
+export async function benchSessionLayer(rounds = 15, perRound = 400): Promise<void> {
   const bare = await startBareWorker();
   await bare.exec(setup);
   const engine = await createNodePgliteEngine();

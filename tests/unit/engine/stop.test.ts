@@ -143,6 +143,28 @@ describe('Stop', { timeout: 180_000 }, () => {
     await a.query('COMMIT');
   });
 
+  it('cancels a lock wait in the layer when nothing else has crossed from the worker since', async () => {
+    engine = await createNodePgliteEngine();
+    const a = await engine.openSession();
+    const b = await engine.openSession();
+    await a.query('CREATE TABLE jobs (id int PRIMARY KEY); INSERT INTO jobs VALUES (1)');
+    await a.query('BEGIN; SELECT * FROM jobs FOR UPDATE');
+    // No listing between: the call's wait must reach the page with no other message.
+    const alone = settled(b.query('SELECT * FROM jobs FOR UPDATE'));
+    await pause(600);
+    expect(await engine.stop(b)).toEqual({ kind: 'cancelled' });
+    expect(await alone).toBe('57014');
+    // Statements that ran before the wait in the same call stay run: only the last fails.
+    const after = settled(b.query('BEGIN; SELECT 1; SELECT * FROM jobs FOR UPDATE'));
+    await pause(600);
+    expect(await engine.stop(b)).toEqual({ kind: 'cancelled' });
+    expect(await after).toBe('57014');
+    await expect(b.query('SELECT 1')).rejects.toMatchObject({ code: '25P02' });
+    await b.query('ROLLBACK');
+    expect(engine.memory().replacements).toBe(0);
+    await a.query('COMMIT');
+  });
+
   it('the watchdog lets long work with no lock to meet run to its end', async () => {
     engine = await createNodePgliteEngine({}, { watchdogMs: 300 });
     const holder = await engine.openSession({ applicationName: 'holder' });

@@ -136,7 +136,10 @@ export function dispatch(
     case 'openSession':
       return journaled(() => openSession(ctx, call.args[0] ?? {}));
     case 'query':
-      return answer(journaled(() => query(ctx, ...call.args)));
+      return answer(
+        ctx,
+        journaled(() => query(ctx, ...call.args)),
+      );
     case 'closeSession':
       return journaled(() => closeSession(ctx, call.args[0]));
     case 'cancel':
@@ -148,10 +151,15 @@ export function dispatch(
   }
 }
 
-/** A query's answer: now, or when its statement's wait ends (after later calls have run). */
-async function answer(outcome: Promise<Outcome>): Promise<QueryReply> {
+/**
+ * A query's answer: now, or when its statement's wait ends (after later calls have run),
+ * telling the watch that the call is left waiting.
+ */
+async function answer(ctx: LayerContext, outcome: Promise<Outcome>): Promise<QueryReply> {
   const settled = await outcome;
-  return 'wait' in settled ? settled.wait : settled;
+  if (!('wait' in settled)) return settled;
+  if (!ctx.replaying) ctx.watch?.waiting?.();
+  return settled.wait;
 }
 
 /**

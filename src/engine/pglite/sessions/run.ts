@@ -20,6 +20,7 @@ import { recheckPlan, runGuarded, runUndoable, type RowWait } from './recheck';
 import { forgetLog, logStatement, noteShown, resume, toSavepoint, xidsHidden } from './resume';
 import { notExpressible, toReply, type Outcome, type QueryReply } from './replies';
 import { serial } from './journal';
+import { byText } from '../../by-text';
 import { splitStatements } from '../../split-statements';
 import type { QueryResult } from '../../types';
 import {
@@ -71,7 +72,7 @@ export async function query(
   s.query = sql;
   s.queryStart = ctx.now;
   setState(ctx, s, 'active');
-  const statements = splitStatements(sql).map((st) => st.sql);
+  const { statements } = textFacts(sql);
   const outcome =
     statements.length > 1 && params === undefined && inExplicitTransaction(s, statements[0]!)
       ? await runInTurn(ctx, s, statements, { results: [], notices: [] })
@@ -103,7 +104,7 @@ function inExplicitTransaction(s: SessionRecord, first: string): boolean {
 async function runInTurn(
   ctx: LayerContext,
   s: SessionRecord,
-  statements: string[],
+  statements: readonly string[],
   done: QueryResult,
 ): Promise<Outcome> {
   for (const [i, statement] of statements.entries()) {
@@ -193,6 +194,29 @@ function undoable(sql: string): boolean {
 }
 
 /**
+ * What `runQuery` asks of a query string's text alone, worked out once per text: a page's
+ * workers send the same few statements over and over (by-text.ts).
+ */
+const textFacts = byText((sql: string) => {
+  const split = splitStatements(sql);
+  const some = (pattern: RegExp) => split.some(({ sql: statement }) => pattern.test(statement));
+  return {
+    statements: split.map(({ sql: statement }) => statement) as readonly string[],
+    changesSettings: changesSettings.test(sql),
+    temporaryObject: temporaryObject.test(sql),
+    backendWide: backendWide.test(sql),
+    sessionSequence: sessionSequence.test(sql),
+    /** The view or function that shows the backend's own locks, if `sql` names one. */
+    backendLocks: backendLocks.exec(sql)?.[1]!.toLowerCase() ?? null,
+    readersPrepare: some(readersPrepare),
+    waitsForOlder: some(waitsForOlder),
+    readsSessions: readsSessions.test(sql),
+    asksAge: asksAge.test(sql),
+    toSavepoint: some(toSavepoint),
+  } as const;
+});
+
+/**
  * Runs `s`'s statement, switching the backend to `s` first, unless one backend cannot
  * show it truthfully (refused) or it would wait on another session (it waits).
  */
@@ -211,7 +235,8 @@ export async function runQuery(
   if (hidden) return hidden;
   const unset = customNotSet(ctx, s, sql);
   if (unset) return notExpressible('custom-setting', unset);
-  if (changesSettings.test(sql)) {
+  const facts = textFacts(sql);
+  if (facts.changesSettings) {
     s.settingsTouched = true;
     for (const name of customSettingsNamed(sql)) {
       if (!s.customSettings.includes(name)) s.customSettings.push(name);
@@ -241,18 +266,17 @@ export async function runQuery(
   }
   const deferring = deferredBy(ctx, s, sql);
   if (deferring) return notExpressible('deferrable-snapshot', whose(deferring));
-  if (temporaryObject.test(sql) && ctx.sessions.size > 1) {
+  if (facts.temporaryObject && ctx.sessions.size > 1) {
     return notExpressible('temporary-object');
   }
-  if (backendWide.test(sql) && ctx.sessions.size > 1) {
+  if (facts.backendWide && ctx.sessions.size > 1) {
     return notExpressible('backend-wide-object');
   }
-  if (sessionSequence.test(sql) && !(await ownSequenceValues(ctx, s, sql))) {
+  if (facts.sessionSequence && !(await ownSequenceValues(ctx, s, sql))) {
     return notExpressible('session-sequence');
   }
-  const locksView = backendLocks.exec(sql);
-  if (locksView) return notExpressible('backend-locks', locksView[1]!.toLowerCase());
-  if (splitStatements(sql).some(({ sql: statement }) => readersPrepare.test(statement))) {
+  if (facts.backendLocks) return notExpressible('backend-locks', facts.backendLocks);
+  if (facts.readersPrepare) {
     return notExpressible('prepared-by-reader');
   }
   const advisory = await checkAdvisory(ctx, s, sql);
@@ -264,7 +288,7 @@ export async function runQuery(
   // parked one would hang PGlite (its locks), a stand-in would not make it wait as the
   // snapshot it stands for would on a server (a prepared transaction has none), and a
   // wait cut short leaves the first part behind: none of it can be shown.
-  if (splitStatements(sql).some(({ sql: statement }) => waitsForOlder.test(statement))) {
+  if (facts.waitsForOlder) {
     const others = await preparedTransactions(ctx);
     if (others.length > 0) return notExpressible('waits-for-older', others.join(', '));
   }
@@ -322,7 +346,7 @@ export async function runQuery(
     reply = verdict.reply;
   } else {
     await enter(ctx, s);
-    const seesSessions = readsSessions.test(sql) && s.status !== 'E';
+    const seesSessions = facts.readsSessions && s.status !== 'E';
     // Through the reader's own views or functions, any statement may read them.
     const mayRead = ctx.sessionsReadIndirectly && !seesSessions && s.status !== 'E';
     if (seesSessions || mayRead) {
@@ -332,7 +356,7 @@ export async function runQuery(
         [sessionsJson(ctx, s), standInGids(ctx).join(',')],
       );
     }
-    if (ctx.spentXids.length > 0 && asksAge.test(sql) && s.status !== 'E') {
+    if (ctx.spentXids.length > 0 && facts.asksAge && s.status !== 'E') {
       await ctx.backend.exec("SELECT pg_catalog.set_config('sim.spent_xids', $1, false)", [
         spentSetting(ctx),
       ]);
@@ -438,7 +462,7 @@ async function finish(
   if (advisoryCalls.some((c) => c.fn === 'unlock' || c.fn === 'unlock_all')) {
     await wakeWaiters(ctx);
   } else await wakeAfterEnd(ctx, reply);
-  if (!reply.error && splitStatements(sql).some(({ sql: st }) => toSavepoint.test(st))) {
+  if (!reply.error && textFacts(sql).toSavepoint) {
     await retryWaitersOn(ctx, s);
   }
   return toReply(withholdCounts(ctx, reply));

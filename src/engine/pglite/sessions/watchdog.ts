@@ -13,7 +13,8 @@ export interface LayerWatch {
   /**
    * A reader's statement, number `seq`, is about to go to the backend (`guarded`: it could
    * meet a lock a parked transaction holds, so it might wait), or it came back (`done`).
-   * A `quiet` start needs no news of its own (see `runReader`).
+   * A `quiet` statement needs no news of its own, of its start or of its end (see
+   * `runReader`): the page never took it for the one running.
    */
   statement(event: {
     seq: number;
@@ -24,6 +25,11 @@ export interface LayerWatch {
   }): void;
   /** The journal so far is no longer needed: a recovery starts from `checkpoint`. */
   checkpoint?(checkpoint: LayerCheckpoint): void;
+  /**
+   * A query call is left waiting (for a lock, or asleep), answered later: what was noted
+   * for the page so far (ends of statements, the journal) should cross now.
+   */
+  waiting?(): void;
 }
 
 /**
@@ -108,6 +114,6 @@ export async function runReader(
   try {
     return await backend.run(toSimNames(sql), params, readerCaps);
   } finally {
-    watch.statement({ seq, sessionId: s.id, guarded, done: true });
+    watch.statement({ seq, sessionId: s.id, guarded, done: true, quiet });
   }
 }
