@@ -207,7 +207,7 @@ describe('hostile input', () => {
       await tab(page, 'session 5').click();
       const prepared = await runSql(
         page,
-        'SELECT gid FROM pg_catalog.pg_prepared_xact() ORDER BY gid',
+        'SELECT gid FROM sim.layer_prepared_xacts() ORDER BY gid',
       );
       return /seat-ledger:[\d:]+/.exec(prepared)![0];
     }

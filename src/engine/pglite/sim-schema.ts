@@ -14,6 +14,7 @@ export const simSearchPath = '"$user", public, sim, pg_catalog';
 const shadowed = [
   'pg_stat_activity',
   'pg_prepared_xacts',
+  'pg_prepared_xact',
   'pg_backend_pid',
   'pg_cancel_backend',
   'pg_terminate_backend',
@@ -123,13 +124,20 @@ SELECT d.oid AS datid, d.datname, s.pid, NULL::integer AS leader_pid, r.oid AS u
 
 -- The transactions prepared with PREPARE TRANSACTION, as a server lists them: none of the
 -- layer's, which set sessions' transactions aside (their gids begin seat-ledger:); a
--- reader's own PREPARE TRANSACTION is refused, so none is left. The catalog's own
--- function, called by its qualified name, still lists them all: the tests' window on the
--- layer (src/engine/ARCHITECTURE.md, "Parking").
+-- reader's own PREPARE TRANSACTION is refused, so none is left. Called by its qualified
+-- name, the catalog's function is pointed here too (toSimNames).
 CREATE FUNCTION sim.pg_prepared_xact(OUT transaction xid, OUT gid text,
   OUT prepared timestamptz, OUT ownerid oid, OUT dbid oid) RETURNS SETOF record
 LANGUAGE sql STABLE SET search_path = pg_catalog, sim AS $$
   SELECT * FROM pg_catalog.pg_prepared_xact() p WHERE p.gid !~ '^seat-ledger:'
+$$;
+
+-- Every transaction prepared in PGlite's one backend, the layer's among them: the tests'
+-- window on the layer (src/engine/ARCHITECTURE.md, "Parking"), not a server's view.
+CREATE FUNCTION sim.layer_prepared_xacts(OUT transaction xid, OUT gid text,
+  OUT prepared timestamptz, OUT ownerid oid, OUT dbid oid) RETURNS SETOF record
+LANGUAGE sql STABLE SET search_path = pg_catalog, sim AS $$
+  SELECT * FROM pg_catalog.pg_prepared_xact()
 $$;
 
 CREATE VIEW sim.pg_prepared_xacts AS

@@ -29,6 +29,13 @@ describe('pg_catalog-qualified names the sim schema shadows', () => {
       `SELECT pid, state FROM pg_catalog.pg_stat_activity WHERE application_name = 'worker-07'`,
     );
     expect(seen.results[0]!.rows).toEqual([[String(worker.pid), 'idle in transaction']]);
+    // The worker's transaction is parked, prepared in the backend; a server prepared none.
+    for (const shown of ['pg_catalog.pg_prepared_xact()', 'pg_catalog.pg_prepared_xacts']) {
+      const prepared = await you.query(`SELECT count(*) FROM ${shown}`);
+      expect(prepared.results[0]!.rows).toEqual([['0']]);
+    }
+    const layer = await you.query('SELECT count(*) FROM sim.layer_prepared_xacts()');
+    expect(layer.results[0]!.rows).toEqual([['1']]);
     const own = await you.query('SELECT pg_catalog.pg_backend_pid()');
     expect(own.results[0]!.rows).toEqual([[String(you.pid)]]);
     const ended = await you.query(`SELECT pg_catalog.pg_terminate_backend(${worker.pid})`);

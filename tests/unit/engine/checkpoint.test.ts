@@ -84,10 +84,7 @@ describe('checkpoints of the journal', { timeout: 180_000 }, () => {
     await holder.query("BEGIN; UPDATE jobs SET s = 'running' WHERE id = 1");
     // The table committed while the transaction is prepared: the case ARCHITECTURE.md records.
     await writer.query('CREATE TABLE made_after (n int)');
-    const [[xid]] = await rows(
-      writer,
-      'SELECT transaction::text FROM pg_catalog.pg_prepared_xact()',
-    );
+    const [[xid]] = await rows(writer, 'SELECT transaction::text FROM sim.layer_prepared_xacts()');
     for (let i = 0; i < 30; i++) await writer.query(`INSERT INTO made_after VALUES (${i})`);
     expect(engine.memory().checkpoints).toBe(0);
     for (let i = 30; i < 70; i++) await writer.query(`INSERT INTO made_after VALUES (${i})`);
@@ -95,9 +92,9 @@ describe('checkpoints of the journal', { timeout: 180_000 }, () => {
 
     await recover(engine, writer);
     expect(await rows(writer, 'SELECT count(*) FROM made_after')).toEqual([['70']]);
-    expect(
-      await rows(writer, 'SELECT transaction::text FROM pg_catalog.pg_prepared_xact()'),
-    ).toEqual([[xid]]);
+    expect(await rows(writer, 'SELECT transaction::text FROM sim.layer_prepared_xacts()')).toEqual([
+      [xid],
+    ]);
     const holding = (await engine.listSessions()).find((s) => s.applicationName === 'holder');
     expect(holding).toMatchObject({ state: 'idle in transaction', xid, emulated: false });
     // Its row lock came back too: a NOWAIT claim of the row fails.

@@ -57,7 +57,7 @@ describe('statements that would break the session layer', () => {
   }
 
   it('refuses COMMIT PREPARED and ROLLBACK PREPARED of the layer’s own transactions', async () => {
-    const [[gid]] = await rows(admin, 'SELECT gid FROM pg_catalog.pg_prepared_xact()');
+    const [[gid]] = await rows(admin, 'SELECT gid FROM sim.layer_prepared_xacts()');
     expect(await outcome(admin, `COMMIT PREPARED '${gid}'`)).toBe('layer-transaction');
     expect(await outcome(admin, `ROLLBACK PREPARED '${gid}'`)).toBe('layer-transaction');
     // One that is none of them is PostgreSQL's to answer.

@@ -43,7 +43,7 @@ describe('many sessions on one PGlite backend', () => {
     expect(await rows(b, `BEGIN; ${claim}`)).toEqual([['2']]);
     // The catalog's own function lists the layer's parked transactions; the view
     // pg_prepared_xacts shows a reader none, as a server would (sim-schema.ts).
-    expect(await rows(b, 'SELECT count(*) FROM pg_catalog.pg_prepared_xact()')).toEqual([['1']]);
+    expect(await rows(b, 'SELECT count(*) FROM sim.layer_prepared_xacts()')).toEqual([['1']]);
     expect(await rows(b, 'SELECT count(*) FROM pg_catalog.pg_prepared_xacts')).toEqual([['0']]);
   });
 
@@ -53,7 +53,7 @@ describe('many sessions on one PGlite backend', () => {
     expect(await rows(a, claim)).toEqual([['1'], ['2']]);
     await b.query('BEGIN');
     expect(await rows(b, claim)).toEqual([['3'], ['4']]);
-    expect(await rows(b, 'SELECT gid FROM pg_catalog.pg_prepared_xact()')).toHaveLength(1);
+    expect(await rows(b, 'SELECT gid FROM sim.layer_prepared_xacts()')).toHaveLength(1);
   });
 
   it('a parked writer holds its XID: VACUUM cannot remove what died after it began', async () => {
@@ -64,7 +64,7 @@ describe('many sessions on one PGlite backend', () => {
     const blocked = await vacuum(b, 'jobs');
     expect(blocked).toContain('tuples: 0 removed, 6 remain, 3 are dead but not yet removable');
     expect(blocked).toContain(`removable cutoff: ${xid},`);
-    expect(await rows(b, 'SELECT transaction::text FROM pg_catalog.pg_prepared_xact()')).toEqual([
+    expect(await rows(b, 'SELECT transaction::text FROM sim.layer_prepared_xacts()')).toEqual([
       [xid],
     ]);
 
@@ -87,14 +87,14 @@ describe('many sessions on one PGlite backend', () => {
     );
     await a.query('ROLLBACK');
     expect(await rows(b, 'SELECT status FROM jobs WHERE id = 1')).toEqual([['queued']]);
-    expect(await rows(b, 'SELECT count(*) FROM pg_catalog.pg_prepared_xact()')).toEqual([['0']]);
+    expect(await rows(b, 'SELECT count(*) FROM sim.layer_prepared_xacts()')).toEqual([['0']]);
   });
 
   it('a READ COMMITTED reader is not parked and sees later commits, as on a server', async () => {
     await a.query('BEGIN');
     expect(await rows(a, 'SELECT count(*) FROM jobs')).toEqual([['6']]);
     await b.query('DELETE FROM jobs WHERE id = 6');
-    expect(await rows(b, 'SELECT count(*) FROM pg_catalog.pg_prepared_xact()')).toEqual([['0']]);
+    expect(await rows(b, 'SELECT count(*) FROM sim.layer_prepared_xacts()')).toEqual([['0']]);
     expect(await rows(a, 'SELECT count(*) FROM jobs')).toEqual([['5']]);
     expect((await a.query('COMMIT')).results.map((r) => r.command)).toEqual(['COMMIT']);
   });
@@ -147,7 +147,7 @@ describe('many sessions on one PGlite backend', () => {
     ).toEqual([['active', 'PgSleep']]);
     expect(await rows(b, `SELECT pg_cancel_backend(${a.pid})`)).toEqual([['t']]);
     expect(await sleeping).toBe('57014');
-    expect(await rows(b, 'SELECT count(*) FROM pg_catalog.pg_prepared_xact()')).toEqual([['0']]);
+    expect(await rows(b, 'SELECT count(*) FROM sim.layer_prepared_xacts()')).toEqual([['0']]);
     expect(await rows(a, 'SELECT 1')).toEqual([['1']]);
   });
 
@@ -156,7 +156,7 @@ describe('many sessions on one PGlite backend', () => {
     await b.query('SELECT 1');
     await a.close();
     expect(await rows(b, 'SELECT status FROM jobs WHERE id = 1')).toEqual([['queued']]);
-    expect(await rows(b, 'SELECT count(*) FROM pg_catalog.pg_prepared_xact()')).toEqual([['0']]);
+    expect(await rows(b, 'SELECT count(*) FROM sim.layer_prepared_xacts()')).toEqual([['0']]);
   });
 
   describe('refusals, by kind', () => {

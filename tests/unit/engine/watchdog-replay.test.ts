@@ -41,7 +41,7 @@ const rows = (reply: QueryReply) => {
 /** What must survive a replay: every session as the UI shows it, and the prepared XIDs. */
 async function state(api: EngineApi, db: PGlite) {
   const prepared = await db.query<{ gid: string; transaction: string }>(
-    'SELECT gid, transaction::text FROM pg_catalog.pg_prepared_xact() ORDER BY gid',
+    'SELECT gid, transaction::text FROM sim.layer_prepared_xacts() ORDER BY gid',
   );
   return { sessions: await api.listSessions(), prepared: prepared.rows };
 }
