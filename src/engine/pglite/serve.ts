@@ -78,6 +78,10 @@ export function makeWorkerServer(send: (reply: WorkerReply) => void) {
     clearTimeout(flush);
     flush = undefined;
   };
+  /** Sends what is noted (ends, the journal) now, if anything is. */
+  const sendNoted = () => {
+    if (ended.length || journal.length) post({ type: 'news', callId: 0 });
+  };
   /**
    * An end waits for the next message, which most often follows within the same turn of
    * the event loop (the call's answer); a call left waiting sends what is noted at once
@@ -119,13 +123,11 @@ export function makeWorkerServer(send: (reply: WorkerReply) => void) {
             else if (!event.quiet) {
               const { seq, sessionId, guarded } = event;
               post({ type: 'statement', callId: 0, seq, sessionId, guarded });
-            } else if (ended.length || journal.length) post({ type: 'news', callId: 0 });
+            } else sendNoted();
           },
           checkpoint: (checkpoint) => post({ type: 'checkpoint', callId: 0, checkpoint }),
           // The page learns of the wait from the journal (a Stop then cancels it in the layer).
-          waiting: () => {
-            if (ended.length || journal.length) post({ type: 'news', callId: 0 });
-          },
+          waiting: sendNoted,
         },
       });
       if (restore) {
