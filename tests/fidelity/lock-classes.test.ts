@@ -159,6 +159,28 @@ async function lockQueue(engine: Engine) {
   return { behind, ahead };
 }
 
+/**
+ * Two sessions that hold a lock on one table each ask for a lock the other's conflicts
+ * with: the second request meets the first in the wait queue, and a server fails it at
+ * once with a deadlock, before it waits; the first then gets its lock. `first` takes
+ * what each holds: ACCESS SHARE by reading, or ROW EXCLUSIVE by writing (an XID too).
+ */
+async function deadlockInQueue(engine: Engine, first: 'read' | 'write') {
+  const [setup, a, b] = await sessions(engine, 3);
+  await setup!.query('DROP TABLE IF EXISTS ring; CREATE TABLE ring (id int)');
+  const take = first === 'read' ? 'SELECT count(*) FROM ring' : 'INSERT INTO ring VALUES (1)';
+  await a!.query(`BEGIN; ${take}`);
+  await b!.query(`BEGIN; ${take}`);
+  const aLocks = answer(a!, 'LOCK TABLE ring IN ACCESS EXCLUSIVE MODE');
+  const aFirst = await within(aLocks, 300);
+  const bLocks = await within(answer(b!, 'LOCK TABLE ring IN ACCESS EXCLUSIVE MODE'), 400);
+  const aAfter = await within(aLocks, 2000);
+  await a!.query('COMMIT');
+  const bAfter = await answer(b!, 'COMMIT');
+  for (const s of [setup!, a!, b!]) await s.close();
+  return { aFirst, bLocks, aAfter, bAfter };
+}
+
 /** Another session's row locks, as pg_locks shows them under that session's pid. */
 async function locksByPid(engine: Engine) {
   const [setup, holder, looker] = await sessions(engine, 3);
@@ -351,5 +373,18 @@ describe('locks on PGlite and on PostgreSQL 18', () => {
     const onPglite = await lockQueue(engines.pglite);
     expect(onPglite.behind).toMatch(/^not expressible \(lock-queue\): /);
     expect(onPglite.ahead).toEqual([]);
+  });
+
+  it('a table lock request that the waiting one ahead of it waits for fails at once with a deadlock', async () => {
+    for (const first of ['read', 'write'] as const) {
+      const want = {
+        aFirst: 'waiting',
+        bLocks: '40P01 deadlock detected',
+        aAfter: [],
+        bAfter: [],
+      };
+      expect(await deadlockInQueue(engines.server.engine, first)).toEqual(want);
+      expect(await deadlockInQueue(engines.pglite, first)).toEqual(want);
+    }
   });
 });

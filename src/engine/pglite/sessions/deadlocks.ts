@@ -40,7 +40,7 @@ function deadlockCycle(ctx: LayerContext, w: Waiter): Waiter[] | null {
  * src/backend/storage/lmgr/deadlock.c): the statement of the session that checked
  * fails with 40P01, naming every wait in the cycle.
  */
-async function breakDeadlock(ctx: LayerContext, cycle: Waiter[]): Promise<void> {
+export async function breakDeadlock(ctx: LayerContext, cycle: Waiter[]): Promise<void> {
   const detail = cycle
     .map(
       (w, i) =>

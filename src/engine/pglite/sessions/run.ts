@@ -13,6 +13,7 @@ import { checkAdvisory, noteAdvisory } from './advisory-locks';
 import type { AdvisoryCall } from '../advisory';
 import { finishStatement, get, setState, whose, type LayerContext } from './context';
 import type { SessionRecord } from './context';
+import { breakDeadlock } from './deadlocks';
 import { guard } from './guards';
 import { inFlightMs, startSleep } from './in-flight';
 import { enter, finishParked, setAside, settle, takesSnapshot, transactionEnd } from './parking';
@@ -336,6 +337,20 @@ export async function runQuery(
     return notExpressible('wait-unchecked', whose(verdict.holder));
   }
   if (verdict.verdict === 'waits') return waitFor(ctx, s, sql, params, verdict);
+  if (verdict.verdict === 'deadlock') {
+    // A server finds this one before the request waits, and fails it at once.
+    const { waiter, mode } = verdict;
+    const table = waiter.lock.slice(waiter.lock.indexOf(' on ') + ' on '.length);
+    const outcome = await waitFor(ctx, s, sql, params, {
+      holder: waiter.s,
+      event: 'relation',
+      lock: `${mode} on ${table}`,
+      table: { relname: waiter.table.relname, mode },
+    });
+    const mine = ctx.waiters.find((w) => w.s === s);
+    if (mine) await breakDeadlock(ctx, [mine, waiter]);
+    return outcome;
+  }
   if (verdict.verdict === 'queued') {
     const { waiter } = verdict;
     return notExpressible('lock-queue', whose(waiter.s), waiter.table.relname, waiter.table.mode);

@@ -46,7 +46,12 @@ export type Verdict =
     }
   | { verdict: 'unknown'; holder: SessionRecord }
   /** It would queue behind `waiter`'s request for a table lock (see `queuedBehind`). */
-  | { verdict: 'queued'; waiter: Waiter & { table: TableRequest } };
+  | { verdict: 'queued'; waiter: Waiter & { table: TableRequest } }
+  /**
+   * Its table lock in `mode` and `waiter`'s request wait for each other: a server fails it
+   * at once, before it waits (see `queuedBehind`).
+   */
+  | { verdict: 'deadlock'; waiter: Waiter & { table: TableRequest }; mode: LockMode };
 
 /** Whether a table lock in `mode` is the one a transaction takes with rows it locks or changes. */
 const locksRows = (mode: LockMode) => mode === 'RowShareLock' || mode === 'RowExclusiveLock';
@@ -385,45 +390,58 @@ async function analyzedChildren(ctx: LayerContext, statement: string): Promise<S
 }
 
 /**
- * The waiting request a server would queue one of `statements`' table locks behind: one
- * whose mode it conflicts with, on a table it names, unless `s` already holds a lock
- * there that conflicts with that request (then a server puts it ahead: ProcSleep in
- * src/backend/storage/lmgr/proc.c). Null when no waiter is in the way.
+ * What a server's lock manager makes of one of `statements`' table locks where other
+ * sessions' requests wait (JoinWaitQueue in src/backend/storage/lmgr/proc.c). It walks the
+ * waiting requests on the table in their order: the first one that conflicts with a lock
+ * `s` holds there must wait for `s`, so `s` goes ahead of it, unless `s`'s request
+ * conflicts with a lock that one holds there: then each waits for the other, and the
+ * request fails at once with a deadlock. Before that, a waiting request `s`'s conflicts
+ * with is one it queues behind. Null when no waiter is in the way.
  */
 async function queuedBehind(
   ctx: LayerContext,
   s: SessionRecord,
   statements: string[],
-): Promise<(Waiter & { table: TableRequest }) | null> {
+): Promise<Extract<Verdict, { verdict: 'queued' | 'deadlock' }> | null> {
   const waiting = ctx.waiters.filter(
     (w): w is Waiter & { table: TableRequest } => w.s !== s && w.table !== undefined,
   );
   if (waiting.length === 0) return null;
-  // The table locks `s` holds: a closed transaction's reads, a parked one's locks, or
-  // what the backend holds for it now.
-  let own: { relname: string; mode: LockMode }[] = [];
-  const holding = s.holding;
-  if (holding.kind === 'released') {
-    own = holding.reads.map((relname) => ({ relname, mode: 'AccessShareLock' }));
-  } else if (holding.kind === 'parked') {
-    own = (await parkedRelationLocks(ctx)).filter((l) => l.holder === s);
-  } else if (ctx.resident === s) {
-    const [held] = await ctx.backend.exec(
+  // The table locks a session holds: a closed transaction's reads, a parked one's locks,
+  // or, for `s` alone, what the backend holds for it now.
+  const held = async (r: SessionRecord): Promise<{ relname: string; mode: LockMode }[]> => {
+    const holding = r.holding;
+    if (holding.kind === 'released') {
+      return holding.reads.map((relname) => ({ relname, mode: 'AccessShareLock' }));
+    }
+    if (holding.kind === 'parked') {
+      return (await parkedRelationLocks(ctx)).filter((l) => l.holder === r);
+    }
+    if (r !== s || ctx.resident !== s) return [];
+    const [rows] = await ctx.backend.exec(
       `SELECT c.relname, l.mode FROM pg_catalog.pg_locks l
          JOIN pg_catalog.pg_class c ON c.oid = l.relation
         WHERE l.locktype = 'relation' AND l.pid = pg_catalog.pg_backend_pid() AND l.granted`,
     );
-    own = held!.rows.map(([relname, mode]) => ({ relname: relname!, mode: mode as LockMode }));
-  }
+    return rows!.rows.map(([relname, mode]) => ({ relname: relname!, mode: mode as LockMode }));
+  };
+  const own = await held(s);
   for (const statement of statements) {
     const { mode } = statementNeeds(statement);
     if (mode === null) continue;
     for (const w of waiting) {
-      if (!mentions(statement, w.table.relname) || !conflicts(mode, w.table.mode)) continue;
-      const ahead = own.some(
-        (l) => l.relname === w.table.relname && conflicts(l.mode, w.table.mode),
-      );
-      if (!ahead) return w;
+      const { relname } = w.table;
+      if (!mentions(statement, relname)) continue;
+      // Must it wait for `s`?
+      if (own.some((l) => l.relname === relname && conflicts(l.mode, w.table.mode))) {
+        // Must `s` wait for it?
+        const theirs = (await held(w.s)).filter((l) => l.relname === relname);
+        if (theirs.some((l) => conflicts(mode, l.mode))) {
+          return { verdict: 'deadlock', waiter: w, mode };
+        }
+        break;
+      }
+      if (conflicts(mode, w.table.mode)) return { verdict: 'queued', waiter: w };
     }
   }
   return null;
@@ -507,10 +525,12 @@ export async function check(
   if (!released && !parked && ctx.waiters.length === 0) return free;
   // (The checks below may set transactions aside: whether one is parked is asked again.)
   const statements = lockingStatements(s, sql);
+  // A request that must wait joins the queue of waiting ones first, where a server may
+  // find a deadlock at once or put it behind one of them.
+  const queued = ctx.waiters.length > 0 ? await queuedBehind(ctx, s, statements) : null;
+  if (queued) return queued;
   const read = released ? await readLockWait(ctx, s, statements) : null;
   if (read) return read;
-  const queued = ctx.waiters.length > 0 ? await queuedBehind(ctx, s, statements) : null;
-  if (queued) return { verdict: 'queued', waiter: queued };
   if (s.holding.kind !== 'parked' && !anotherHolds(ctx, s, 'parked')) return free;
   const locks = await parkedRelationLocks(ctx);
   let probe: { holder: SessionRecord } | null = null;

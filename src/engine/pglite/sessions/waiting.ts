@@ -235,7 +235,8 @@ export async function failWait(
   if (holding.kind !== 'none') r.holding = { kind: 'failed' };
   setState(ctx, r, r.holding.kind === 'failed' ? 'idle in transaction (aborted)' : 'idle');
   waiter.answer(reply);
-  if (holding.kind === 'parked') await wakeWaiters(ctx);
+  // The locks it gave up: a parked transaction's, or a closed one's reads (`released`).
+  if (holding.kind === 'parked' || holding.kind === 'released') await wakeWaiters(ctx);
   return true;
 }
 
