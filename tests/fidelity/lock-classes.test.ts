@@ -181,6 +181,28 @@ async function deadlockInQueue(engine: Engine, first: 'read' | 'write') {
   return { aFirst, bLocks, aAfter, bAfter };
 }
 
+/**
+ * A CONCURRENTLY command beside a READ COMMITTED reader idle in its transaction: DETACH
+ * PARTITION CONCURRENTLY commits its first part, then waits for every lock on the table,
+ * the reader's ACCESS SHARE too; CREATE INDEX CONCURRENTLY waits only for writers' locks
+ * and for snapshots, and the idle reader holds neither.
+ */
+async function concurrentlyBesideReader(engine: Engine, statement: string) {
+  const [setup, reader, other] = await sessions(engine, 3);
+  await setup!.query(
+    'DROP TABLE IF EXISTS parts1, parts; CREATE TABLE parts (a int) PARTITION BY LIST (a); ' +
+      'CREATE TABLE parts1 PARTITION OF parts FOR VALUES IN (1); INSERT INTO parts VALUES (1)',
+  );
+  await reader!.query('BEGIN; SELECT count(*) FROM parts');
+  const running = answer(other!, statement);
+  const first = await within(running, 500);
+  await reader!.query('COMMIT');
+  await within(running, 3000);
+  await setup!.query('DROP TABLE IF EXISTS parts1, parts');
+  for (const s of [setup!, reader!, other!]) await s.close();
+  return first;
+}
+
 /** Another session's row locks, as pg_locks shows them under that session's pid. */
 async function locksByPid(engine: Engine) {
   const [setup, holder, looker] = await sessions(engine, 3);
@@ -373,6 +395,15 @@ describe('locks on PGlite and on PostgreSQL 18', () => {
     const onPglite = await lockQueue(engines.pglite);
     expect(onPglite.behind).toMatch(/^not expressible \(lock-queue\): /);
     expect(onPglite.ahead).toEqual([]);
+  });
+
+  it('DETACH PARTITION CONCURRENTLY waits for an idle reader on a server, and is refused on PGlite; CREATE INDEX CONCURRENTLY does not wait', async () => {
+    const detach = 'ALTER TABLE parts DETACH PARTITION parts1 CONCURRENTLY';
+    const build = 'CREATE INDEX CONCURRENTLY ON parts1 (a)';
+    expect(await concurrentlyBesideReader(engines.server.engine, detach)).toBe('waiting');
+    expect(kindOf(await concurrentlyBesideReader(engines.pglite, detach))).toBe('waits-for-older');
+    expect(await concurrentlyBesideReader(engines.server.engine, build)).toEqual([]);
+    expect(await concurrentlyBesideReader(engines.pglite, build)).toEqual([]);
   });
 
   it('a table lock request that the waiting one ahead of it waits for fails at once with a deadlock', async () => {

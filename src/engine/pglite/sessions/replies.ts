@@ -130,10 +130,11 @@ const refusalWords = {
   'waits-for-older': (whom: string) =>
     'CREATE INDEX CONCURRENTLY (and REINDEX, DROP INDEX or DETACH PARTITION CONCURRENTLY) ' +
     'commits part of its work and then waits for every older transaction that holds a ' +
-    'lock on the table or an old snapshot; PGlite’s one backend holds transactions ' +
-    `prepared with PREPARE TRANSACTION (${whom}), which PGlite might wait on for good, ` +
-    'or not wait on where a server would (a prepared transaction holds no snapshot), and ' +
-    'the in-browser engine cannot show the statement stopped part-way',
+    'lock on the table or an old snapshot; other sessions’ transactions are open ' +
+    `(${whom}), set aside with PREPARE TRANSACTION or closed in PGlite’s one backend, ` +
+    'which PGlite might wait on for good, or not wait on where a server would (a ' +
+    'prepared transaction holds no snapshot, a closed one no lock), and the in-browser ' +
+    'engine cannot show the statement stopped part-way',
   'prepared-by-reader': () =>
     'the in-browser engine itself uses PREPARE TRANSACTION to set sessions’ transactions ' +
     'aside, and follows the locks of those only; a transaction you prepare belongs to no ' +

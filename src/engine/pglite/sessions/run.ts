@@ -165,6 +165,14 @@ const waitsForOlder =
   /^\s*(?:CREATE\s+(?:UNIQUE\s+)?INDEX\s+CONCURRENTLY|DROP\s+INDEX\s+CONCURRENTLY|REINDEX\b[^;]*\bCONCURRENTLY|ALTER\s+TABLE\b[^;]*\bDETACH\s+PARTITION\b[^;]*\bCONCURRENTLY)\b/i;
 
 /**
+ * Of those, the ones that wait for every transaction holding any lock on the table, a
+ * reader's ACCESS SHARE too (WaitForLockers in ACCESS EXCLUSIVE mode): DROP INDEX and
+ * DETACH PARTITION CONCURRENTLY. The others wait for writers' locks (SHARE mode).
+ */
+const waitsForReaders =
+  /^\s*(?:DROP\s+INDEX\s+CONCURRENTLY|ALTER\s+TABLE\b[^;]*\bDETACH\s+PARTITION\b[^;]*\bCONCURRENTLY)\b/i;
+
+/**
  * The transactions set aside with PREPARE TRANSACTION, as a reader would name them: a
  * parked session's, or one the reader prepared with PREPARE TRANSACTION (by its gid).
  */
@@ -211,6 +219,7 @@ const textFacts = byText((sql: string) => {
     backendLocks: backendLocks.exec(sql)?.[1]!.toLowerCase() ?? null,
     readersPrepare: some(readersPrepare),
     waitsForOlder: some(waitsForOlder),
+    waitsForReaders: some(waitsForReaders),
     readsSessions: readsSessions.test(sql),
     asksAge: asksAge.test(sql),
     toSavepoint: some(toSavepoint),
@@ -290,7 +299,16 @@ export async function runQuery(
   // snapshot it stands for would on a server (a prepared transaction has none), and a
   // wait cut short leaves the first part behind: none of it can be shown.
   if (facts.waitsForOlder) {
-    const others = await preparedTransactions(ctx);
+    // A transaction closed in the backend after it read (released) holds ACCESS SHARE
+    // on a server, which some of them wait for too.
+    const readers = [...ctx.sessions.values()].filter(
+      (r) =>
+        facts.waitsForReaders &&
+        r !== s &&
+        r.holding.kind === 'released' &&
+        r.holding.reads.length > 0,
+    );
+    const others = [...new Set([...(await preparedTransactions(ctx)), ...readers.map(whose)])];
     if (others.length > 0) return notExpressible('waits-for-older', others.join(', '));
   }
   const sleepMs = inFlightMs(ctx, s, sql);
