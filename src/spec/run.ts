@@ -424,6 +424,11 @@ export class SpecRun {
     }
     this.waiting = [];
     for (const c of running) if (c !== this.conns[0]) await quiet(c, 'ROLLBACK');
+    // What a session keeps beyond its transaction, a permutation that ran to its end
+    // gave back in its own steps (a spec that leaves a prepared statement or a cursor
+    // behind fails its next permutation on a server too): the steps not run here would
+    // have, so the next permutation starts as it would after them.
+    for (const c of this.conns.slice(1)) await quiet(c, 'DEALLOCATE ALL; CLOSE ALL');
     for (const [i, s] of this.spec.sessions.entries())
       if (s.teardownSql) await quiet(this.conns[i + 1]!, s.teardownSql);
     for (const sql of [this.spec.teardownSql ?? [], this.spec.teardownSqls ?? []].flat())

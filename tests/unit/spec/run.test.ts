@@ -19,6 +19,23 @@ permutation a1 b1 a2 a3
 permutation a1 a3 b1
 `;
 
+// A permutation cut short by a refusal never reaches the step that gives back what the
+// session kept beyond its transaction (here a prepared statement).
+const leavesPrepared = `
+setup { CREATE TABLE t (id int PRIMARY KEY); INSERT INTO t VALUES (1), (2); }
+teardown { DROP TABLE t; }
+session a
+step a0 { PREPARE q AS SELECT 1; }
+step a1 { BEGIN; UPDATE t SET id = id WHERE id = 1; }
+step a2 { SELECT 1 AS one; }
+step a3 { COMMIT; }
+step a4 { DEALLOCATE q; }
+session b
+step b1 { INSERT INTO t VALUES (3); }
+permutation a0 a1 b1 a2 a3 a4
+permutation a0 a4
+`;
+
 describe('runSpec on PGlite', () => {
   let engine: Engine;
   beforeEach(async () => {
@@ -38,5 +55,14 @@ describe('runSpec on PGlite', () => {
     expect(out).toMatch(/starting permutation: a1 b1 a2 a3\nnot expressible: .+\n/);
     expect(out).toContain('starting permutation: a1 a3 b1\nstep a1:');
     expect(refusals).toEqual([[['a1', 'b1', 'a2', 'a3'], 'parked-goes-on']]);
+  });
+
+  it('starts the permutation after a refused one as the refused one would have left it', async () => {
+    let out = '';
+    await runSpec(parseSpec(leavesPrepared), { engine, write: (text) => (out += text) });
+    expect(out).toMatch(/starting permutation: a0 a1 b1 a2 a3 a4\nnot expressible: /);
+    expect(out).toContain(
+      'starting permutation: a0 a4\nstep a0: PREPARE q AS SELECT 1;\nstep a4: DEALLOCATE q;\n',
+    );
   });
 });
