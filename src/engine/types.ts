@@ -189,6 +189,12 @@ export const refusalKinds = [
    */
   'recheck',
   /**
+   * A statement that waited for a table lock while the holder changed the catalog: on a
+   * server it looked up part of its plan before the wait (a table's children, its
+   * partitions) and keeps what it found; run again afresh it would see the change.
+   */
+  'catalog-changed',
+  /**
    * A table lock request that a server would queue behind another session's waiting
    * request (it conflicts with the mode that one waits for); the layer keeps no queue.
    */

@@ -203,6 +203,27 @@ async function concurrentlyBesideReader(engine: Engine, statement: string) {
   return first;
 }
 
+/**
+ * A SELECT on a parent table waits for a lock on a child: on a server it found the
+ * children before the wait and reads the ones it found, whatever the holder changed in
+ * the catalog meanwhile. `holder` is what the other transaction does to the child.
+ */
+async function childLockedDuringPlan(engine: Engine, holder: string) {
+  const [setup, a, b] = await sessions(engine, 3);
+  await setup!.query(
+    'DROP TABLE IF EXISTS kid, mom; CREATE TABLE mom (a int); INSERT INTO mom VALUES (1); ' +
+      'CREATE TABLE kid () INHERITS (mom); INSERT INTO kid VALUES (10)',
+  );
+  await a!.query(`BEGIN; ${holder}`);
+  const sum = answer(b!, 'SELECT sum(a) FROM mom');
+  const first = await within(sum, 400);
+  await a!.query('COMMIT');
+  const after = await within(sum, 3000);
+  await setup!.query('DROP TABLE IF EXISTS kid, mom');
+  for (const s of [setup!, a!, b!]) await s.close();
+  return { first, after };
+}
+
 /** Another session's row locks, as pg_locks shows them under that session's pid. */
 async function locksByPid(engine: Engine) {
   const [setup, holder, looker] = await sessions(engine, 3);
@@ -404,6 +425,18 @@ describe('locks on PGlite and on PostgreSQL 18', () => {
     expect(kindOf(await concurrentlyBesideReader(engines.pglite, detach))).toBe('waits-for-older');
     expect(await concurrentlyBesideReader(engines.server.engine, build)).toEqual([]);
     expect(await concurrentlyBesideReader(engines.pglite, build)).toEqual([]);
+  });
+
+  it('a statement that waited for a table lock goes on with the children it found before the wait on a server; PGlite refuses once the catalog changed', async () => {
+    const lock = 'LOCK TABLE kid IN ACCESS EXCLUSIVE MODE';
+    const detach = 'ALTER TABLE kid NO INHERIT mom';
+    const both = { first: 'waiting', after: [['11']] };
+    expect(await childLockedDuringPlan(engines.server.engine, lock)).toEqual(both);
+    expect(await childLockedDuringPlan(engines.pglite, lock)).toEqual(both);
+    expect(await childLockedDuringPlan(engines.server.engine, detach)).toEqual(both);
+    const onPglite = await childLockedDuringPlan(engines.pglite, detach);
+    expect(onPglite.first).toBe('waiting');
+    expect(kindOf(onPglite.after)).toBe('catalog-changed');
   });
 
   it('a table lock request that the waiting one ahead of it waits for fails at once with a deadlock', async () => {

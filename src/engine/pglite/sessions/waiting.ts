@@ -24,6 +24,7 @@ import { cancelled, notExpressible, type Outcome, type QueryReply } from './repl
 import { runQuery } from './run';
 import { loadSettings } from './session-settings';
 import { expire } from './timers';
+import { catalogWrites } from './write-counts';
 
 /** What a statement is to wait for, and how it shows in pg_stat_activity meanwhile. */
 export interface WaitOn {
@@ -141,6 +142,11 @@ export async function waitFor(
       splitStatements(sql).some(({ sql: st }) => writes.has(leadingKeyword(st)));
     standIn = await takeStandIn(ctx, s, owed);
   }
+  // A wait on a table lock (or on what the watchdog cannot name): on a server the
+  // statement looked up part of its plan before it (a table's children, its partitions)
+  // and goes on with what it found, so a catalog change made meanwhile is one it would
+  // not see, and one run afresh would (wakeWaiters).
+  const catalog = wait.event === 'relation' || wait.watchdog ? await catalogWrites(ctx) : undefined;
   // Held while the holder's transaction is open: parked, or resident again once it was
   // replayed to go on (resume.ts).
   const holderSeq = holder?.xactSeq;
@@ -188,6 +194,7 @@ export async function waitFor(
     rowWait,
     timeout,
     ...(wait.table ? { table: wait.table } : {}),
+    ...(catalog !== undefined ? { catalogWrites: catalog } : {}),
   });
   const reply = new Promise<QueryReply>((answer) => ctx.waiters.push(waiter(answer)));
   await expire(ctx); // sets the timer for its deadlock check
@@ -249,6 +256,15 @@ export async function wakeWaiters(ctx: LayerContext): Promise<void> {
     if (!ctx.sessions.has(s.id) || waiter.held()) continue;
     await removeWaiter(ctx, waiter);
     stopWaiting(s);
+    if (waiter.catalogWrites !== undefined) {
+      if (ctx.resident) await setAside(ctx, ctx.resident);
+      const now = await catalogWrites(ctx);
+      if (now === null || now !== waiter.catalogWrites) {
+        finishStatement(ctx, s);
+        answer(notExpressible('catalog-changed'));
+        continue;
+      }
+    }
     const outcome = await runQuery(ctx, s, sql, params, rowWait);
     if ('wait' in outcome) outcome.wait.then(answer);
     else {

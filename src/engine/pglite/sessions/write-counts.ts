@@ -40,6 +40,23 @@ const written = (oid: string) =>
   `pg_catalog.pg_stat_get_tuples_inserted(${oid}) + pg_catalog.pg_stat_get_tuples_updated(${oid}) + ` +
   `pg_catalog.pg_stat_get_tuples_deleted(${oid})`;
 
+/** The rows inserted, updated and deleted over the catalog's tables as a whole, as SQL. */
+const catalogWritten = `SELECT pg_catalog.sum(${written('c.oid')})::pg_catalog.text
+       FROM pg_catalog.pg_class c
+      WHERE c.relnamespace = 'pg_catalog'::pg_catalog.regnamespace AND c.relkind = 'r'`;
+
+/**
+ * The running total of rows written over the catalog by transactions that have ended, so
+ * that a later reading differs only if one that ended in between changed the catalog;
+ * null when a transaction is open in the backend.
+ */
+export async function catalogWrites(ctx: LayerContext): Promise<string | null> {
+  if (ctx.resident !== null) return null;
+  await flushStatistics(ctx);
+  const [read] = await ctx.backend.exec(catalogWritten);
+  return read!.rows[0]?.[0] ?? '0';
+}
+
 /**
  * The running totals of rows inserted, updated and deleted in each relation outside the
  * catalog that the prepared transaction `gid` holds a lock on, and over the catalog's
@@ -67,9 +84,7 @@ async function readCounts(
        FROM pg_catalog.pg_class c JOIN locked USING (oid)
       WHERE c.relnamespace <> 'pg_catalog'::pg_catalog.regnamespace
      UNION ALL
-     SELECT 'catalog', pg_catalog.sum(${written('c.oid')})::pg_catalog.text
-       FROM pg_catalog.pg_class c
-      WHERE c.relnamespace = 'pg_catalog'::pg_catalog.regnamespace AND c.relkind = 'r'
+     SELECT 'catalog', (${catalogWritten})
      UNION ALL
      SELECT 'committed', (${committedSince('$2')})::pg_catalog.text`,
     [gid, snapshot],
