@@ -121,6 +121,31 @@ async function rowMovedWhileWaiting(engine: Engine) {
   return seen;
 }
 
+/**
+ * A moves the row B's new row refers to into another partition and commits while B's
+ * INSERT waits for it in its foreign key check: a server fails the check; run again, the
+ * insert would find no row to refer to (a different error).
+ */
+async function referencedRowMoved(engine: Engine) {
+  const setup = await engine.openSession();
+  await setup.query(
+    'DROP TABLE IF EXISTS slips, racks; CREATE TABLE racks (k int) PARTITION BY RANGE (k); ' +
+      'CREATE TABLE racks1 PARTITION OF racks FOR VALUES FROM (0) TO (10); ' +
+      'CREATE TABLE racks2 PARTITION OF racks FOR VALUES FROM (10) TO (20); ' +
+      'CREATE UNIQUE INDEX ON racks1 (k); INSERT INTO racks VALUES (7); ' +
+      'CREATE TABLE slips (k int REFERENCES racks1 (k))',
+  );
+  const seen = await waitThrough(engine, {
+    holds: 'UPDATE racks SET k = 11 WHERE k = 7',
+    waits: 'INSERT INTO slips VALUES (7)',
+    end: 'COMMIT',
+    read: 'SELECT k FROM racks ORDER BY k',
+  });
+  await setup.query('DROP TABLE slips, racks');
+  await setup.close();
+  return seen;
+}
+
 describe('statements checked only by sending them, on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
 
@@ -190,6 +215,14 @@ describe('statements checked only by sending them, on PGlite and on PostgreSQL 1
       rowMovedWhileWaiting,
       '40001 tuple to be locked was already moved to another partition due to concurrent update',
       [['11', '0']],
+    );
+  }, 30_000);
+
+  it('a foreign key check that waited for a row moved to another partition fails on a server, and is refused here', async () => {
+    await failsHereRefused(
+      referencedRowMoved,
+      '40001 tuple to be locked was already moved to another partition due to concurrent update',
+      [['11']],
     );
   }, 30_000);
 });

@@ -124,6 +124,29 @@ export async function recheckPlan(
   }
   const holderXid = wait.holderXid!;
   if (wait.holderWrote.length === 0) return { kind: 'as-is' };
+  // An UPDATE that changes a partition key moves the row: it deletes it from one partition
+  // and inserts it into another. A server's recheck that meets the old row fails with
+  // 40001 ("already moved to another partition", nodeModifyTable.c); run again, the
+  // statement finds the row where it went, or not at all. The holder can have moved a row
+  // only if it wrote two partitions of one table. The row waited for may be one the plan
+  // does not scan (a foreign key's check locks the row it references), so any such write
+  // counts.
+  const [moved] = await backend.exec(
+    `SELECT pg_catalog.count(*) FROM pg_catalog.pg_class c
+      WHERE c.relname = ANY(pg_catalog.string_to_array($1, ',')) AND c.relispartition
+        AND pg_catalog.pg_partition_root(c.oid) IN (
+          SELECT pg_catalog.pg_partition_root(w.oid) FROM pg_catalog.pg_class w
+           WHERE w.relname = ANY(pg_catalog.string_to_array($1, ',')) AND w.relkind = 'r'
+             AND w.relispartition
+           GROUP BY 1 HAVING pg_catalog.count(*) > 1)`,
+    [wait.holderWrote.join(',')],
+  );
+  if (moved!.rows[0]![0] !== '0') {
+    return {
+      kind: 'refuse',
+      why: 'a row that transaction changed may have moved to another partition',
+    };
+  }
   const statements = splitStatements(sql);
   if (statements.length !== 1) {
     return { kind: 'refuse', why: 'it is several statements' };
@@ -135,27 +158,6 @@ export async function recheckPlan(
   const relations = planRelations(explainedPlan!.Plan);
   const touched = wait.holderWrote.filter((rel) => relations.some((r) => r.name === rel));
   if (touched.length === 0) return { kind: 'as-is' };
-  // An UPDATE that changes a partition key moves the row: it deletes it from one partition
-  // and inserts it into another. A server's recheck that meets the old row fails with
-  // 40001 ("already moved to another partition", nodeModifyTable.c); run again, the
-  // statement finds the row where it went, or not at all. The holder can have moved a row
-  // only if it wrote two partitions of one table.
-  const [moved] = await backend.exec(
-    `SELECT pg_catalog.count(*) FROM pg_catalog.pg_class c
-      WHERE c.relname = ANY(pg_catalog.string_to_array($1, ',')) AND c.relispartition
-        AND pg_catalog.pg_partition_root(c.oid) IN (
-          SELECT pg_catalog.pg_partition_root(w.oid) FROM pg_catalog.pg_class w
-           WHERE w.relname = ANY(pg_catalog.string_to_array($2, ',')) AND w.relkind = 'r'
-             AND w.relispartition
-           GROUP BY 1 HAVING pg_catalog.count(*) > 1)`,
-    [touched.join(','), wait.holderWrote.join(',')],
-  );
-  if (moved!.rows[0]![0] !== '0') {
-    return {
-      kind: 'refuse',
-      why: 'a row that transaction changed may have moved to another partition',
-    };
-  }
   // The claim's shape: the statement changes exactly the rows its subquery locks.
   const claim = statementNeeds(statements[0]!.sql).rows.kind === 'lock-rows';
   for (const rel of touched) {
