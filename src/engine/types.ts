@@ -189,9 +189,9 @@ export const refusalKinds = [
    */
   'recheck',
   /**
-   * A statement that waited for a table lock while the holder changed the catalog: on a
-   * server it looked up part of its plan before the wait (a table's children, its
-   * partitions) and keeps what it found; run again afresh it would see the change.
+   * A statement that waited for a lock on a table it does not name while the catalog
+   * changed: on a server it found that table by looking up part of its plan before the
+   * wait (a child, a partition) and keeps what it found; run again it would see the change.
    */
   'catalog-changed',
   /**

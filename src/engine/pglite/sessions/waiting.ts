@@ -142,11 +142,13 @@ export async function waitFor(
       splitStatements(sql).some(({ sql: st }) => writes.has(leadingKeyword(st)));
     standIn = await takeStandIn(ctx, s, owed);
   }
-  // A wait on a table lock (or on what the watchdog cannot name): on a server the
-  // statement looked up part of its plan before it (a table's children, its partitions)
+  // A wait the watchdog found is on a lock the checks could not foresee: one on a table
+  // the statement does not name (a child, a partition, one a foreign key refers to). On a
+  // server the statement found that table by looking up part of its plan before the wait
   // and goes on with what it found, so a catalog change made meanwhile is one it would
-  // not see, and one run afresh would (wakeWaiters).
-  const catalog = wait.event === 'relation' || wait.watchdog ? await catalogWrites(ctx) : undefined;
+  // not see, and one run afresh would (wakeWaiters). A table it names it locks before
+  // it looks anything up.
+  const catalog = wait.watchdog ? await catalogWrites(ctx) : undefined;
   // Held while the holder's transaction is open: parked, or resident again once it was
   // replayed to go on (resume.ts).
   const holderSeq = holder?.xactSeq;
