@@ -209,6 +209,27 @@ async function renumbered(engine: Engine) {
   return { look, later };
 }
 
+/**
+ * Write skew between two SERIALIZABLE transactions: A reads one row of tray, B reads the
+ * other table and inserts into tray beside A's row (PostgreSQL notes A's read against
+ * B's write, through the index page A's lookup locked), then A writes what B read. Both
+ * conflicts make a cycle, and a server fails B's COMMIT. A replay of A would read its one
+ * row again and never meet B's new one.
+ */
+async function serializableReplayAfterWrite(engine: Engine) {
+  const [a, b] = await scene(engine, 'a', 'b');
+  await a!.query('DROP TABLE IF EXISTS ledger2; CREATE TABLE ledger2 (n int)');
+  await a!.query('BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT v FROM tray WHERE id = 1');
+  await b!.query('BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT count(*) FROM ledger2');
+  await b!.query('INSERT INTO tray VALUES (5, 0)');
+  const goesOn = await answer(a!, 'INSERT INTO ledger2 VALUES (1)');
+  const aEnds = await answer(a!, 'COMMIT');
+  const bEnds = await answer(b!, 'COMMIT');
+  await a!.query('DROP TABLE ledger2');
+  await closeAll([a!, b!]);
+  return { goesOn, aEnds, bEnds };
+}
+
 describe('a parked transaction that goes on, on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
 
@@ -240,6 +261,16 @@ describe('a parked transaction that goes on, on PGlite and on PostgreSQL 18', ()
     const expected = { first: 'waiting', after: [['1']] };
     expect(await rollbackToFreesWaiter(engines.server.engine)).toEqual(expected);
     expect(await rollbackToFreesWaiter(engines.pglite)).toEqual(expected);
+  });
+
+  it('a SERIALIZABLE one whose read another open transaction wrote over is refused, where a server fails that one', async () => {
+    expect(await serializableReplayAfterWrite(engines.server.engine)).toEqual({
+      goesOn: [],
+      aEnds: [],
+      bEnds: '40001 could not serialize access due to read/write dependencies among transactions',
+    });
+    const onPglite = await serializableReplayAfterWrite(engines.pglite);
+    expect(kindOf(onPglite.goesOn)).toBe('parked-goes-on');
   });
 
   it('after another transaction committed, it is refused as parked-goes-on', async () => {

@@ -221,6 +221,13 @@ async function cannotReplay(ctx: LayerContext, s: SessionRecord): Promise<string
     [h.gid, s.xactSnapshot, JSON.stringify(called), JSON.stringify(replayableVolatile)],
   );
   const [committed, sequence, catalog, volatile, trigger, defaults] = facts!.rows[0]!;
+  if (h.isolation === 'serializable' && (await sharesSerializableWork(ctx, s))) {
+    return (
+      'another SERIALIZABLE transaction open now wrote where it read, or read where it ' +
+      'wrote: PostgreSQL noted that conflict against the transaction a replay rolls back, ' +
+      'and a replay may not meet it again'
+    );
+  }
   if (committed !== '0') {
     const why = await writtenByOthers(ctx, s, text);
     if (why)
@@ -232,6 +239,42 @@ async function cannotReplay(ctx: LayerContext, s: SessionRecord): Promise<string
   if (trigger === 't') return 'a trigger runs on a table it changed';
   if (defaults === 't') return 'a table it changed has a default that is not a constant';
   return null;
+}
+
+/**
+ * Whether another SERIALIZABLE transaction set aside now wrote a table (or an index of
+ * one) that `s`'s parked SERIALIZABLE transaction read, or read one it wrote, by their
+ * locks in pg_locks (SIReadLock for a read, ROW EXCLUSIVE for a write). PostgreSQL
+ * records such a read/write conflict when the second of the two happens: a write checks
+ * the readers' predicate locks (on a relation, a page, a tuple), a read checks the
+ * writers of the row versions it visits. Rolled back, `s`'s transaction takes its
+ * conflicts with it, and its replay, reading or writing after the other now, is checked
+ * the other way, which may not meet the same rows: the conflict can be lost, and with it
+ * the serialization failure a server reports.
+ */
+async function sharesSerializableWork(ctx: LayerContext, s: SessionRecord): Promise<boolean> {
+  const others = [...ctx.sessions.values()].flatMap((r) =>
+    r !== s && r.holding.kind === 'parked' && r.holding.isolation === 'serializable'
+      ? [r.holding.gid]
+      : [],
+  );
+  if (others.length === 0 || s.holding.kind !== 'parked') return false;
+  const [shared] = await ctx.backend.exec(
+    `WITH xacts AS (
+       SELECT l.virtualtransaction, p.gid = $1 AS own
+         FROM pg_catalog.pg_locks l JOIN pg_catalog.pg_prepared_xacts p
+           ON l.locktype = 'transactionid' AND l.transactionid = p.transaction
+        WHERE p.gid = $1 OR p.gid = ANY(pg_catalog.string_to_array($2, ','))),
+     work AS (
+       SELECT DISTINCT x.own, coalesce(i.indrelid, l.relation) AS rel, l.mode = 'SIReadLock' AS reads
+         FROM pg_catalog.pg_locks l JOIN xacts x USING (virtualtransaction)
+         LEFT JOIN pg_catalog.pg_index i ON i.indexrelid = l.relation
+        WHERE l.relation IS NOT NULL AND l.mode IN ('SIReadLock', 'RowExclusiveLock'))
+     SELECT EXISTS (SELECT 1 FROM work m JOIN work o USING (rel)
+                     WHERE m.own AND NOT o.own AND m.reads <> o.reads)`,
+    [s.holding.gid, others.join(',')],
+  );
+  return shared!.rows[0]![0] === 't';
 }
 
 /** Output that other transactions' commits change without writing a table it reads. */
