@@ -224,6 +224,27 @@ async function childLockedDuringPlan(engine: Engine, holder: string) {
   return { first, after };
 }
 
+/**
+ * A built-in function that opens a table by a name the statement holds only as a string
+ * (pg_relation_size), or by a link nothing in the text shows (a publication's tables),
+ * waits for a lock another transaction holds on it, and goes on once it is free.
+ */
+async function functionOpensLocked(engine: Engine, query: string) {
+  const [setup, holder, reader] = await sessions(engine, 3);
+  await setup!.query(
+    'DROP PUBLICATION IF EXISTS shelfpub; DROP TABLE IF EXISTS bin; CREATE TABLE bin (id int); ' +
+      'INSERT INTO bin VALUES (1); CREATE PUBLICATION shelfpub FOR TABLE bin',
+  );
+  await holder!.query('BEGIN; LOCK TABLE bin IN ACCESS EXCLUSIVE MODE');
+  const reading = answer(reader!, query);
+  const first = await within(reading, 400);
+  await holder!.query('COMMIT');
+  const after = await within(reading, 5000);
+  await setup!.query('DROP PUBLICATION shelfpub; DROP TABLE bin');
+  for (const s of [setup!, holder!, reader!]) await s.close();
+  return { first, after };
+}
+
 /** Another session's row locks, as pg_locks shows them under that session's pid. */
 async function locksByPid(engine: Engine) {
   const [setup, holder, looker] = await sessions(engine, 3);
@@ -438,6 +459,17 @@ describe('locks on PGlite and on PostgreSQL 18', () => {
     expect(onPglite.first).toBe('waiting');
     expect(kindOf(onPglite.after)).toBe('catalog-changed');
   });
+
+  it('a built-in function that opens a locked table waits for it on both, and never hangs PGlite', async () => {
+    for (const query of [
+      "SELECT pg_relation_size('bin') > 0 AS sized",
+      "SELECT relid::regclass AS t FROM pg_get_publication_tables('shelfpub')",
+    ]) {
+      const onServer = await functionOpensLocked(engines.server.engine, query);
+      expect(onServer.first).toBe('waiting');
+      expect(await functionOpensLocked(engines.pglite, query)).toEqual(onServer);
+    }
+  }, 30_000);
 
   it('a table lock request that the waiting one ahead of it waits for fails at once with a deadlock', async () => {
     for (const first of ['read', 'write'] as const) {

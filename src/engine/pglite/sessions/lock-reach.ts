@@ -176,6 +176,14 @@ function reaches(sql: string, relname: string, links: [string, string][]): boole
 }
 
 /**
+ * A call of a built-in function named pg_…, other than those that open no relation or
+ * that the layer answers itself: some open relations by a name or an OID the statement
+ * never writes (pg_relation_size, pg_get_viewdef, pg_get_publication_tables).
+ */
+const systemFunction =
+  /\bpg_(?!sleep|backend_pid|advisory_|try_advisory_|current_|stat_|cancel_backend|terminate_backend|xact_|snapshot_|visible_in_snapshot|typeof|column_size|size_pretty)\w+\s*\(/i;
+
+/**
  * Whether `s`'s `sql` could meet a lock another session's prepared transaction holds,
  * asking PostgreSQL which locks those are (pg_locks) and how the statement's relations
  * link to them (the catalog); the text only says which relations it names and what kind
@@ -220,6 +228,7 @@ export async function mayMeetPreparedLock(
     statements.some(({ touch: t }) => t === 'rows') ||
     callsUserFunction() ||
     busy.some((name) => mentions(sql, name)) ||
+    statements.some(({ text, touch: t }) => t !== 'none' && systemFunction.test(text)) ||
     (locks.some((l) => l.locktype === 'advisory') && /\bpg_advisory/i.test(sql)) ||
     statements.some(({ text, touch: t }) => {
       // Only reads are left here (a statement on rows is watched above).
