@@ -102,6 +102,8 @@ export interface SessionRecord {
    * once it ran one that cannot be replayed (its answer came from the layer, say).
    */
   xactLog: LoggedStatement[] | null;
+  /** The number of the last statement it sent to the backend (`statementSeq`). */
+  lastSeq?: number;
   /** The snapshot its transaction's first statement took, as `pg_current_snapshot()` text. */
   xactSnapshot: string | null;
   /**
@@ -148,6 +150,8 @@ export interface LoggedStatement {
   sql: string;
   params?: unknown[];
   answer: string;
+  /** Its number among the statements sent to the backend (`statementSeq`). */
+  seq?: number;
 }
 
 /**

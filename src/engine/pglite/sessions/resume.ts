@@ -95,7 +95,12 @@ export function logStatement(
     s.xactLog = null;
     return;
   }
-  s.xactLog.push({ sql, ...(params ? { params } : {}), answer: answerKey(reply) });
+  s.xactLog.push({
+    sql,
+    ...(params ? { params } : {}),
+    answer: answerKey(reply),
+    ...(s.lastSeq !== undefined ? { seq: s.lastSeq } : {}),
+  });
 }
 
 /** Marks `s`'s open transaction as one that cannot be replayed (its answer was the layer's). */
@@ -242,19 +247,24 @@ async function cannotReplay(ctx: LayerContext, s: SessionRecord): Promise<string
 }
 
 /**
- * Whether another SERIALIZABLE transaction set aside now wrote a table (or an index of
- * one) that `s`'s parked SERIALIZABLE transaction read, or read one it wrote, by their
- * locks in pg_locks (SIReadLock for a read, ROW EXCLUSIVE for a write). PostgreSQL
- * records such a read/write conflict when the second of the two happens: a write checks
- * the readers' predicate locks (on a relation, a page, a tuple), a read checks the
- * writers of the row versions it visits. Rolled back, `s`'s transaction takes its
- * conflicts with it, and its replay, reading or writing after the other now, is checked
- * the other way, which may not meet the same rows: the conflict can be lost, and with it
- * the serialization failure a server reports.
+ * Whether another SERIALIZABLE transaction set aside now, which ran a statement since
+ * `s`'s parked SERIALIZABLE transaction began, wrote a table (or an index of one) that
+ * `s`'s read, or read one it wrote, by their locks in pg_locks (SIReadLock for a read,
+ * ROW EXCLUSIVE for a write). PostgreSQL records such a read/write conflict when the
+ * second of the two happens: a write checks the readers' predicate locks (on a relation,
+ * a page, a tuple), a read checks the writers of the row versions it visits. Rolled back,
+ * `s`'s transaction takes its conflicts with it, and its replay, now second where it was
+ * first, is checked the other way, which may not meet the same rows: the conflict can be
+ * lost, and with it the serialization failure a server reports. One whose statements all
+ * came before `s`'s first was first every time, as it is again for the replay.
  */
 async function sharesSerializableWork(ctx: LayerContext, s: SessionRecord): Promise<boolean> {
+  const began = s.xactLog?.[0]?.seq;
   const others = [...ctx.sessions.values()].flatMap((r) =>
-    r !== s && r.holding.kind === 'parked' && r.holding.isolation === 'serializable'
+    r !== s &&
+    r.holding.kind === 'parked' &&
+    r.holding.isolation === 'serializable' &&
+    (began === undefined || r.lastSeq === undefined || r.lastSeq >= began)
       ? [r.holding.gid]
       : [],
   );
@@ -269,7 +279,9 @@ async function sharesSerializableWork(ctx: LayerContext, s: SessionRecord): Prom
        SELECT DISTINCT x.own, coalesce(i.indrelid, l.relation) AS rel, l.mode = 'SIReadLock' AS reads
          FROM pg_catalog.pg_locks l JOIN xacts x USING (virtualtransaction)
          LEFT JOIN pg_catalog.pg_index i ON i.indexrelid = l.relation
-        WHERE l.relation IS NOT NULL AND l.mode IN ('SIReadLock', 'RowExclusiveLock'))
+         JOIN pg_catalog.pg_class c ON c.oid = l.relation
+        WHERE l.mode IN ('SIReadLock', 'RowExclusiveLock')
+          AND c.relnamespace NOT IN ('sim'::pg_catalog.regnamespace, 'pg_catalog'::pg_catalog.regnamespace))
      SELECT EXISTS (SELECT 1 FROM work m JOIN work o USING (rel)
                      WHERE m.own AND NOT o.own AND m.reads <> o.reads)`,
     [s.holding.gid, others.join(',')],

@@ -94,6 +94,7 @@ export async function runReader(
 ): Promise<BackendReply | 'stuck'> {
   const { backend, watch } = ctx;
   const seq = ++ctx.statementSeq;
+  s.lastSeq = seq;
   if (ctx.backendUsers !== s.id) ctx.backendUsers = ctx.backendUsers === 'none' ? s.id : 'shared';
   ctx.lastSent = { sessionId: s.id, sql };
   if (ctx.stuck.has(seq)) return 'stuck';
