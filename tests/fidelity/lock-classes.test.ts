@@ -229,18 +229,23 @@ async function childLockedDuringPlan(engine: Engine, holder: string) {
  * (pg_relation_size), or by a link nothing in the text shows (a publication's tables),
  * waits for a lock another transaction holds on it, and goes on once it is free.
  */
-async function functionOpensLocked(engine: Engine, query: string) {
+async function functionOpensLocked(
+  engine: Engine,
+  query: string,
+  hold = 'LOCK TABLE bin IN ACCESS EXCLUSIVE MODE',
+) {
   const [setup, holder, reader] = await sessions(engine, 3);
   await setup!.query(
     'DROP PUBLICATION IF EXISTS shelfpub; DROP TABLE IF EXISTS bin; CREATE TABLE bin (id int); ' +
-      'INSERT INTO bin VALUES (1); CREATE PUBLICATION shelfpub FOR TABLE bin',
+      'INSERT INTO bin VALUES (1); CREATE PUBLICATION shelfpub FOR TABLE bin; ' +
+      'DROP SEQUENCE IF EXISTS bin_seq; CREATE SEQUENCE bin_seq',
   );
-  await holder!.query('BEGIN; LOCK TABLE bin IN ACCESS EXCLUSIVE MODE');
+  await holder!.query(`BEGIN; ${hold}`);
   const reading = answer(reader!, query);
   const first = await within(reading, 400);
   await holder!.query('COMMIT');
   const after = await within(reading, 5000);
-  await setup!.query('DROP PUBLICATION shelfpub; DROP TABLE bin');
+  await setup!.query('DROP PUBLICATION shelfpub; DROP TABLE bin; DROP SEQUENCE bin_seq');
   for (const s of [setup!, holder!, reader!]) await s.close();
   return { first, after };
 }
@@ -469,7 +474,18 @@ describe('locks on PGlite and on PostgreSQL 18', () => {
       expect(onServer.first).toBe('waiting');
       expect(await functionOpensLocked(engines.pglite, query)).toEqual(onServer);
     }
-  }, 30_000);
+    // nextval waits for ALTER SEQUENCE's lock; PGlite's watchdog finds the wait, and the
+    // catalog changed meanwhile, so it refuses rather than guess (catalog-changed).
+    const alter = 'ALTER SEQUENCE bin_seq MAXVALUE 100';
+    const next = "SELECT nextval('bin_seq')";
+    expect(await functionOpensLocked(engines.server.engine, next, alter)).toEqual({
+      first: 'waiting',
+      after: [['1']],
+    });
+    const onPglite = await functionOpensLocked(engines.pglite, next, alter);
+    expect(onPglite.first).toBe('waiting');
+    expect(kindOf(onPglite.after)).toBe('catalog-changed');
+  }, 40_000);
 
   it('a table lock request that the waiting one ahead of it waits for fails at once with a deadlock', async () => {
     for (const first of ['read', 'write'] as const) {

@@ -176,12 +176,14 @@ function reaches(sql: string, relname: string, links: [string, string][]): boole
 }
 
 /**
- * A call of a built-in function named pg_…, other than those that open no relation or
- * that the layer answers itself: some open relations by a name or an OID the statement
- * never writes (pg_relation_size, pg_get_viewdef, pg_get_publication_tables).
+ * A call of a built-in function that opens a relation by a name or an OID the statement
+ * may hold only as a string or a number, in a mode of its own: the sequence functions
+ * (nextval takes ROW EXCLUSIVE on its sequence, which an ALTER SEQUENCE's lock blocks),
+ * and those named pg_… other than the ones that open no relation or that the layer
+ * answers itself (pg_relation_size, pg_get_viewdef, pg_get_publication_tables).
  */
 const systemFunction =
-  /\bpg_(?!sleep|backend_pid|advisory_|try_advisory_|current_|stat_|cancel_backend|terminate_backend|xact_|snapshot_|visible_in_snapshot|typeof|column_size|size_pretty)\w+\s*\(/i;
+  /\b(?:nextval|setval|currval|lastval|pg_(?!sleep|backend_pid|advisory_|try_advisory_|current_|stat_|cancel_backend|terminate_backend|xact_|snapshot_|visible_in_snapshot|typeof|column_size|size_pretty)\w+)\s*\(/i;
 
 /**
  * Whether `s`'s `sql` could meet a lock another session's prepared transaction holds,
