@@ -250,6 +250,61 @@ async function functionOpensLocked(
   return { first, after };
 }
 
+/**
+ * TRUNCATE and VACUUM check their privilege on the table before they lock it: a role
+ * without it fails (or is warned and skipped) at once, beside a reader idle in its
+ * transaction that would make them wait.
+ */
+async function deniedBeforeWait(engine: Engine, statement: string) {
+  const [setup, reader, other] = await sessions(engine, 3);
+  await setup!.query(
+    'DROP TABLE IF EXISTS crib; DROP ROLE IF EXISTS regress_crib; CREATE ROLE regress_crib; ' +
+      'CREATE TABLE crib (a int); GRANT SELECT ON crib TO regress_crib',
+  );
+  await reader!.query('BEGIN; SELECT count(*) FROM crib');
+  await other!.query('SET ROLE regress_crib');
+  const notices: string[] = [];
+  const first = await within(
+    other!.query(statement, undefined, { onNotice: (n) => notices.push(n.message) }).then(
+      () => 'done',
+      (e: Error) => e.message,
+    ),
+    1000,
+  );
+  await reader!.query('COMMIT');
+  await other!.query('RESET ROLE');
+  await setup!.query('DROP TABLE crib; DROP ROLE regress_crib');
+  for (const s of [setup!, reader!, other!]) await s.close();
+  return { first, notices };
+}
+
+/**
+ * VACUUM finds every table it is to work on first, then locks one at a time: a table it
+ * names that is dropped while it waits for another is skipped with a warning on a server.
+ */
+async function vacuumLosesPartition(engine: Engine) {
+  const [setup, holder, vacuumer] = await sessions(engine, 3);
+  await setup!.query(
+    'DROP TABLE IF EXISTS racked; CREATE TABLE racked (a int) PARTITION BY LIST (a); ' +
+      'CREATE TABLE racked1 PARTITION OF racked FOR VALUES IN (1); ' +
+      'CREATE TABLE racked2 PARTITION OF racked FOR VALUES IN (2)',
+  );
+  await holder!.query('BEGIN; LOCK racked1 IN SHARE MODE');
+  const notices: string[] = [];
+  const vacuum = vacuumer!
+    .query('VACUUM racked1, racked2', undefined, { onNotice: (n) => notices.push(n.message) })
+    .then(
+      () => 'done',
+      (e: Error) => e.message,
+    );
+  const first = await within(vacuum, 400);
+  await holder!.query('DROP TABLE racked2; COMMIT');
+  const after = await within(vacuum, 5000);
+  await setup!.query('DROP TABLE racked');
+  for (const s of [setup!, holder!, vacuumer!]) await s.close();
+  return { first, after, notices };
+}
+
 /** Another session's row locks, as pg_locks shows them under that session's pid. */
 async function locksByPid(engine: Engine) {
   const [setup, holder, looker] = await sessions(engine, 3);
@@ -486,6 +541,25 @@ describe('locks on PGlite and on PostgreSQL 18', () => {
     expect(onPglite.first).toBe('waiting');
     expect(kindOf(onPglite.after)).toBe('catalog-changed');
   }, 40_000);
+
+  it('TRUNCATE and VACUUM without the privilege end at once beside a reader, as on a server', async () => {
+    for (const statement of ['TRUNCATE crib', 'VACUUM crib']) {
+      const onServer = await deniedBeforeWait(engines.server.engine, statement);
+      expect(onServer.first).not.toBe('waiting');
+      expect(await deniedBeforeWait(engines.pglite, statement)).toEqual(onServer);
+    }
+  });
+
+  it('VACUUM skips a table dropped while it waited for another on a server; PGlite refuses', async () => {
+    expect(await vacuumLosesPartition(engines.server.engine)).toEqual({
+      first: 'waiting',
+      after: 'done',
+      notices: ['skipping vacuum of "racked2" --- relation no longer exists'],
+    });
+    const onPglite = await vacuumLosesPartition(engines.pglite);
+    expect(onPglite.first).toBe('waiting');
+    expect(onPglite.after).toMatch(/catalog changed/);
+  });
 
   it('a table lock request that the waiting one ahead of it waits for fails at once with a deadlock', async () => {
     for (const first of ['read', 'write'] as const) {

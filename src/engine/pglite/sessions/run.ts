@@ -22,17 +22,18 @@ import { forgetLog, logStatement, noteShown, resume, toSavepoint, xidsHidden } f
 import { notExpressible, toReply, type Outcome, type QueryReply } from './replies';
 import { serial } from './journal';
 import { byText } from '../../by-text';
-import { splitStatements } from '../../split-statements';
+import { leadingKeyword, splitStatements } from '../../split-statements';
 import type { QueryResult } from '../../types';
 import {
   changesSettings,
   customNotSet,
   customSettingsNamed,
+  loadSettings,
   notePrepared,
   ownSequenceValues,
   sessionSequence,
 } from './session-settings';
-import { check, likelyHolder, mergeMatchedRows, parkedLocksOn } from './wait-checks';
+import { check, likelyHolder, mergeMatchedRows, parkedLocksOn, type Verdict } from './wait-checks';
 import { retryWaitersOn, waitFor, wakeWaiters } from './waiting';
 import { asksAge, spentSetting, uncountedRefusal, withholdCounts } from './spent-xids';
 import { runReader } from './watchdog';
@@ -190,6 +191,43 @@ async function preparedTransactions(ctx: LayerContext): Promise<string[]> {
     return `the prepared transaction '${gid}'`;
   });
   return [...new Set(names)];
+}
+
+/**
+ * The privilege TRUNCATE, VACUUM and ANALYZE check on a table before they lock it (the
+ * callbacks of RangeVarGetRelidExtended, and expand_vacuum_rel): without it a server's
+ * statement fails, or warns and skips the table, at once instead of waiting.
+ */
+const checkedBeforeLock: Record<string, string> = {
+  TRUNCATE: 'TRUNCATE',
+  VACUUM: 'MAINTAIN',
+  ANALYZE: 'MAINTAIN',
+  ANALYSE: 'MAINTAIN',
+};
+
+/**
+ * Whether `s`'s statement, found to wait for a table lock (`verdict`), lacks the privilege
+ * its command checks before it locks: then it does not wait on a server, and sent here it
+ * ends at once as there. Asked only of a statement alone outside a transaction block.
+ */
+async function deniedBeforeLock(
+  ctx: LayerContext,
+  s: SessionRecord,
+  sql: string,
+  verdict: Extract<Verdict, { verdict: 'waits' }>,
+): Promise<boolean> {
+  const statements = splitStatements(sql);
+  const privilege = checkedBeforeLock[leadingKeyword(statements[0]?.sql ?? '')];
+  if (!privilege || statements.length !== 1 || !verdict.table || s.holding.kind !== 'none') {
+    return false;
+  }
+  if (ctx.resident) await setAside(ctx, ctx.resident);
+  await loadSettings(ctx, s);
+  const [allowed] = await ctx.backend.exec('SELECT pg_catalog.has_table_privilege($1, $2)', [
+    verdict.table.relname,
+    privilege,
+  ]);
+  return allowed?.rows[0]?.[0] === 'f';
 }
 
 /**
@@ -353,6 +391,9 @@ export async function runQuery(
   // A parked transaction's statement cannot be sent: it would have to go on first.
   if (verdict.verdict === 'unknown' && (parked || verdict.holder === s)) {
     return notExpressible('wait-unchecked', whose(verdict.holder));
+  }
+  if (verdict.verdict === 'waits' && (await deniedBeforeLock(ctx, s, sql, verdict))) {
+    verdict = { verdict: 'free' };
   }
   if (verdict.verdict === 'waits') return waitFor(ctx, s, sql, params, verdict);
   if (verdict.verdict === 'deadlock') {

@@ -147,8 +147,12 @@ export async function waitFor(
   // server the statement found that table by looking up part of its plan before the wait
   // and goes on with what it found, so a catalog change made meanwhile is one it would
   // not see, and one run afresh would (wakeWaiters). A table it names it locks before
-  // it looks anything up.
-  const catalog = wait.watchdog ? await catalogWrites(ctx) : undefined;
+  // it looks anything up, except VACUUM and ANALYZE: they find every table they are to
+  // work on first (a partitioned table's partitions too), then lock one at a time.
+  const catalog =
+    wait.watchdog || /^\s*(?:VACUUM|ANALY[SZ]E)\b/i.test(sql)
+      ? await catalogWrites(ctx)
+      : undefined;
   // Held while the holder's transaction is open: parked, or resident again once it was
   // replayed to go on (resume.ts).
   const holderSeq = holder?.xactSeq;
