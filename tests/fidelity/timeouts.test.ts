@@ -23,6 +23,24 @@ async function scenario(engine: Engine, timeout: string) {
   return { before, after, error: [error.severity, error.code, error.message] };
 }
 
+/**
+ * COMMIT AND CHAIN begins a new transaction at once: transaction_timeout counts from it,
+ * not from the first BEGIN. Two spans of 700 ms stay under a limit of one second each.
+ */
+async function chained(engine: Engine) {
+  const s = await engine.openSession({ applicationName: 'chained' });
+  await s.query("BEGIN; SET transaction_timeout = '1s'");
+  await s.query('SELECT pg_sleep(0.7)');
+  await s.query('COMMIT AND CHAIN');
+  await s.query('SELECT pg_sleep(0.7)');
+  const ended = await s.query('COMMIT').then(
+    (r) => r.results.at(-1)?.command,
+    (e: PgError) => `${e.code} ${e.message}`,
+  );
+  await s.close().catch(() => undefined);
+  return ended;
+}
+
 describe('session timeouts on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
 
@@ -35,6 +53,11 @@ describe('session timeouts on PGlite and on PostgreSQL 18', () => {
     const timeout = 'idle_in_transaction_session_timeout';
     expect(await scenario(engines.server.engine, timeout)).toEqual(expected);
     expect(await scenario(engines.pglite, timeout)).toEqual(expected);
+  });
+
+  it('transaction_timeout counts from COMMIT AND CHAIN, where the next transaction begins', async () => {
+    expect(await chained(engines.server.engine)).toBe('COMMIT');
+    expect(await chained(engines.pglite)).toBe('COMMIT');
   });
 
   it('transaction_timeout ends the open transaction with FATAL 25P04, and the horizon moves', async () => {

@@ -181,6 +181,14 @@ export async function settle(
     if (ctx.resident === s) ctx.resident = null;
     return;
   }
+  // COMMIT AND CHAIN (or ROLLBACK AND CHAIN) ends the transaction and begins another
+  // with the same characteristics: a new transaction for the layer too, with its own
+  // start time (transaction_timeout counts from it), XID, snapshot and log.
+  const ran = reply.error ? reply.results.length : Infinity;
+  const chained = splitStatements(sql).some(
+    ({ sql: statement }, i) => i < ran && andChain.test(statement),
+  );
+  if (chained && s.holding.kind === 'resident') s.holding = { kind: 'none' };
   const starting = s.holding.kind !== 'resident';
   if (starting) {
     s.xactLog = [];
@@ -218,7 +226,6 @@ export async function settle(
     s.timeouts = { idleMs: durationMs(idle!), transactionMs: durationMs(xact!) };
   }
   // Statements past the one that failed never ran.
-  const ran = reply.error ? reply.results.length : Infinity;
   splitStatements(sql).forEach(({ sql: statement }, i) => {
     if (i < ran && transactionLocal.test(statement)) shape.replay.push(statement);
   });
@@ -342,6 +349,10 @@ async function asSuperuser(ctx: LayerContext, sql: string): Promise<BackendReply
     await backend.exec("SELECT pg_catalog.set_config('role', $1, false)", [current]);
   }
 }
+
+/** COMMIT or ROLLBACK (END, ABORT) AND CHAIN, which begins the next transaction at once. */
+const andChain =
+  /^\s*(?:COMMIT|END|ROLLBACK|ABORT)\b(?:\s+(?:WORK|TRANSACTION))?\s+AND\s+CHAIN\s*;?\s*$/i;
 
 /** Matches a statement that ends a transaction, and says how. */
 export function transactionEnd(sql: string): 'commit' | 'rollback' | null {
