@@ -188,7 +188,10 @@ export async function settle(
   const chained = splitStatements(sql).some(
     ({ sql: statement }, i) => i < ran && andChain.test(statement),
   );
-  if (chained && s.holding.kind === 'resident') s.holding = { kind: 'none' };
+  if (chained && s.holding.kind === 'resident') {
+    s.holding = { kind: 'none' };
+    s.xid = null;
+  }
   const starting = s.holding.kind !== 'resident';
   if (starting) {
     s.xactLog = [];
