@@ -251,9 +251,9 @@ async function functionOpensLocked(
 }
 
 /**
- * TRUNCATE and VACUUM check their privilege on the table before they lock it: a role
- * without it fails (or is warned and skipped) at once, beside a reader idle in its
- * transaction that would make them wait.
+ * TRUNCATE and VACUUM check their privilege on the table before they lock it, ALTER and
+ * DROP its ownership: a role without it fails (or is warned and skipped) at once, beside
+ * a reader idle in its transaction that would make them wait.
  */
 async function deniedBeforeWait(engine: Engine, statement: string) {
   const [setup, reader, other] = await sessions(engine, 3);
@@ -542,8 +542,13 @@ describe('locks on PGlite and on PostgreSQL 18', () => {
     expect(kindOf(onPglite.after)).toBe('catalog-changed');
   }, 40_000);
 
-  it('TRUNCATE and VACUUM without the privilege end at once beside a reader, as on a server', async () => {
-    for (const statement of ['TRUNCATE crib', 'VACUUM crib']) {
+  it('TRUNCATE, VACUUM, ALTER and DROP without the privilege end at once beside a reader, as on a server', async () => {
+    for (const statement of [
+      'TRUNCATE crib',
+      'VACUUM crib',
+      'ALTER TABLE crib ADD COLUMN b int',
+      'DROP TABLE crib',
+    ]) {
       const onServer = await deniedBeforeWait(engines.server.engine, statement);
       expect(onServer.first).not.toBe('waiting');
       expect(await deniedBeforeWait(engines.pglite, statement)).toEqual(onServer);

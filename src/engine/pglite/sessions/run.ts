@@ -194,15 +194,18 @@ async function preparedTransactions(ctx: LayerContext): Promise<string[]> {
 }
 
 /**
- * The privilege TRUNCATE, VACUUM and ANALYZE check on a table before they lock it (the
- * callbacks of RangeVarGetRelidExtended, and expand_vacuum_rel): without it a server's
- * statement fails, or warns and skips the table, at once instead of waiting.
+ * What TRUNCATE, VACUUM, ANALYZE, ALTER TABLE and DROP TABLE check on a table before they
+ * lock it (the callbacks of RangeVarGetRelidExtended, and expand_vacuum_rel): a privilege,
+ * or for ALTER and DROP its ownership. Without it a server's statement fails, or warns
+ * and skips the table, at once instead of waiting.
  */
 const checkedBeforeLock: Record<string, string> = {
   TRUNCATE: 'TRUNCATE',
   VACUUM: 'MAINTAIN',
   ANALYZE: 'MAINTAIN',
   ANALYSE: 'MAINTAIN',
+  'ALTER TABLE': 'owner',
+  'DROP TABLE': 'owner',
 };
 
 /**
@@ -217,16 +220,22 @@ async function deniedBeforeLock(
   verdict: Extract<Verdict, { verdict: 'waits' }>,
 ): Promise<boolean> {
   const statements = splitStatements(sql);
-  const privilege = checkedBeforeLock[leadingKeyword(statements[0]?.sql ?? '')];
+  const text = statements[0]?.sql ?? '';
+  const command = /^\s*(ALTER|DROP)\s+TABLE\b/i.exec(text);
+  const privilege =
+    checkedBeforeLock[command ? `${command[1]!.toUpperCase()} TABLE` : leadingKeyword(text)];
   if (!privilege || statements.length !== 1 || !verdict.table || s.holding.kind !== 'none') {
     return false;
   }
   if (ctx.resident) await setAside(ctx, ctx.resident);
   await loadSettings(ctx, s);
-  const [allowed] = await ctx.backend.exec('SELECT pg_catalog.has_table_privilege($1, $2)', [
-    verdict.table.relname,
-    privilege,
-  ]);
+  const [allowed] = await ctx.backend.exec(
+    privilege === 'owner'
+      ? `SELECT pg_catalog.pg_has_role(c.relowner, 'USAGE') FROM pg_catalog.pg_class c
+          WHERE c.oid = $1::pg_catalog.regclass`
+      : 'SELECT pg_catalog.has_table_privilege($1, $2)',
+    privilege === 'owner' ? [verdict.table.relname] : [verdict.table.relname, privilege],
+  );
   return allowed?.rows[0]?.[0] === 'f';
 }
 
