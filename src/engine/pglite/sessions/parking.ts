@@ -185,9 +185,9 @@ export async function settle(
   // with the same characteristics: a new transaction for the layer too, with its own
   // start time (transaction_timeout counts from it), XID, snapshot and log.
   const ran = reply.error ? reply.results.length : Infinity;
-  const chained = splitStatements(sql).some(
-    ({ sql: statement }, i) => i < ran && andChain.test(statement),
-  );
+  const chained =
+    /\bCHAIN\b/i.test(sql) &&
+    splitStatements(sql).some(({ sql: statement }, i) => i < ran && andChain.test(statement));
   if (chained && s.holding.kind === 'resident') {
     s.holding = { kind: 'none' };
     s.xid = null;
