@@ -189,9 +189,9 @@ export const refusalKinds = [
    */
   'recheck',
   /**
-   * A statement that waited for a lock on a table it does not name while the catalog
-   * changed: on a server it found that table by looking up part of its plan before the
-   * wait (a child, a partition) and keeps what it found; run again it would see the change.
+   * A statement that waited for a lock on a table it does not name (or a VACUUM or
+   * ANALYZE) while the catalog changed: on a server it found its tables before the wait
+   * (a child, a partition) and keeps what it found; run again it would see the change.
    */
   'catalog-changed',
   /**

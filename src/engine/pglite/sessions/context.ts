@@ -193,9 +193,9 @@ export interface Waiter {
   params?: unknown[];
   answer: (reply: QueryReply) => void;
   /**
-   * For a wait the watchdog found: the catalog's write count when it began
-   * (`catalogWrites`; null if it could not be read), to tell whether the catalog changed
-   * before it ended.
+   * For a wait the watchdog found, or a VACUUM's or ANALYZE's: the catalog's write count
+   * when it began (`catalogWrites`; null if it could not be read), to tell whether the
+   * catalog changed before it ended.
    */
   catalogWrites?: string | null;
   /** Whether what it waits for is still held. */
