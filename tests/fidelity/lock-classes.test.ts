@@ -259,18 +259,24 @@ async function deniedBeforeWait(engine: Engine, statement: string) {
   const [setup, reader, other] = await sessions(engine, 3);
   await setup!.query(
     'DROP TABLE IF EXISTS crib; DROP ROLE IF EXISTS regress_crib; CREATE ROLE regress_crib; ' +
-      'CREATE TABLE crib (a int); GRANT SELECT ON crib TO regress_crib',
+      'CREATE TABLE crib (a int); GRANT SELECT, INSERT ON crib TO regress_crib',
   );
   await reader!.query('BEGIN; SELECT count(*) FROM crib');
   await other!.query('SET ROLE regress_crib');
   const notices: string[] = [];
+  // 'A | B' runs A first, on its own; '@reader A' runs A in the reader's session.
+  const steps = statement.split(' | ');
+  for (const step of steps.slice(0, -1)) {
+    await (step.startsWith('@reader ') ? reader! : other!).query(step.replace('@reader ', ''));
+  }
   const first = await within(
-    other!.query(statement, undefined, { onNotice: (n) => notices.push(n.message) }).then(
+    other!.query(steps.at(-1)!, undefined, { onNotice: (n) => notices.push(n.message) }).then(
       () => 'done',
       (e: Error) => e.message,
     ),
     1000,
   );
+  if (/\bBEGIN\b/.test(statement)) await other!.query('ROLLBACK');
   await reader!.query('COMMIT');
   await other!.query('RESET ROLE');
   await setup!.query('DROP TABLE crib; DROP ROLE regress_crib');
@@ -542,16 +548,27 @@ describe('locks on PGlite and on PostgreSQL 18', () => {
     expect(kindOf(onPglite.after)).toBe('catalog-changed');
   }, 40_000);
 
-  it('TRUNCATE, VACUUM, ALTER and DROP without the privilege end at once beside a reader, as on a server', async () => {
+  it('TRUNCATE, VACUUM, ALTER, DROP and LOCK without the privilege end at once beside a reader, as on a server', async () => {
     for (const statement of [
       'TRUNCATE crib',
       'VACUUM crib',
       'ALTER TABLE crib ADD COLUMN b int',
       'DROP TABLE crib',
+      'LOCK crib',
+      'BEGIN; LOCK crib IN ACCESS EXCLUSIVE MODE',
+      'BEGIN | LOCK crib',
+      'BEGIN | SELECT 1 | LOCK crib',
+      'BEGIN; LOCK crib, nosuch',
+      'BEGIN; LOCK nosuch, crib',
+      'TRUNCATE crib, nosuch',
+      'RESET ROLE | BEGIN | SET ROLE regress_crib | LOCK crib',
+      'BEGIN | SELECT count(*) FROM crib | LOCK crib',
+      'BEGIN | SELECT count(*) FROM crib | @reader SELECT 1 | LOCK crib',
+      'BEGIN | INSERT INTO crib VALUES (1) | @reader SELECT 1 | LOCK crib',
     ]) {
       const onServer = await deniedBeforeWait(engines.server.engine, statement);
       expect(onServer.first).not.toBe('waiting');
-      expect(await deniedBeforeWait(engines.pglite, statement)).toEqual(onServer);
+      expect(await deniedBeforeWait(engines.pglite, statement), statement).toEqual(onServer);
     }
   });
 

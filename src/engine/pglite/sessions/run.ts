@@ -34,7 +34,7 @@ import {
   sessionSequence,
 } from './session-settings';
 import { check, likelyHolder, mergeMatchedRows, parkedLocksOn, type Verdict } from './wait-checks';
-import { retryWaitersOn, waitFor, wakeWaiters } from './waiting';
+import { retryWaitersOn, setOrReset, waitFor, wakeWaiters } from './waiting';
 import { asksAge, spentSetting, uncountedRefusal, withholdCounts } from './spent-xids';
 import { runReader } from './watchdog';
 
@@ -194,10 +194,10 @@ async function preparedTransactions(ctx: LayerContext): Promise<string[]> {
 }
 
 /**
- * What TRUNCATE, VACUUM, ANALYZE, ALTER TABLE and DROP TABLE check on a table before they
- * lock it (the callbacks of RangeVarGetRelidExtended, and expand_vacuum_rel): a privilege,
- * or for ALTER and DROP its ownership. Without it a server's statement fails, or warns
- * and skips the table, at once instead of waiting.
+ * What TRUNCATE, VACUUM, ANALYZE, ALTER TABLE, DROP TABLE and LOCK check on a table before
+ * they lock it (the callbacks of RangeVarGetRelidExtended, and expand_vacuum_rel): a
+ * privilege, or for ALTER and DROP its ownership. Without it a server's statement fails,
+ * or warns and skips the table, at once instead of waiting.
  */
 const checkedBeforeLock: Record<string, string> = {
   TRUNCATE: 'TRUNCATE',
@@ -206,12 +206,63 @@ const checkedBeforeLock: Record<string, string> = {
   ANALYSE: 'MAINTAIN',
   'ALTER TABLE': 'owner',
   'DROP TABLE': 'owner',
+  LOCK: 'by mode',
 };
+
+/** Lock modes in the order of lockdefs.h, weakest first. */
+const lockModes = [
+  'ACCESS SHARE',
+  'ROW SHARE',
+  'ROW EXCLUSIVE',
+  'SHARE UPDATE EXCLUSIVE',
+  'SHARE',
+  'SHARE ROW EXCLUSIVE',
+  'EXCLUSIVE',
+  'ACCESS EXCLUSIVE',
+];
+
+/**
+ * The privileges any one of which lets LOCK take `mode` (LockTableAclCheck in
+ * lockcmds.c): MAINTAIN, UPDATE, DELETE or TRUNCATE any mode, SELECT up to ACCESS SHARE,
+ * INSERT up to ROW EXCLUSIVE.
+ */
+function lockPrivileges(statement: string): string {
+  const named = /\bIN\s+([A-Z\s]+?)\s+MODE\b/i.exec(statement)?.[1];
+  const rank = lockModes.indexOf(
+    named ? named.toUpperCase().replace(/\s+/g, ' ') : 'ACCESS EXCLUSIVE',
+  );
+  return [
+    'MAINTAIN, UPDATE, DELETE, TRUNCATE',
+    ...(rank <= 0 ? ['SELECT'] : []),
+    ...(rank <= 2 ? ['INSERT'] : []),
+  ].join(', ');
+}
+
+/**
+ * The tables `statement` names, in order, for the commands that may name several (LOCK,
+ * TRUNCATE, DROP TABLE); null when they cannot be read from the text.
+ */
+function namedTables(statement: string): string[] | null {
+  const list =
+    /^\s*(?:LOCK(?:\s+TABLE)?|TRUNCATE(?:\s+TABLE)?|DROP\s+TABLE(?:\s+IF\s+EXISTS)?)\s+([\s\S]*?)\s*(?:\bIN\s+[A-Z\s]+\s+MODE\b|\bNOWAIT\b|\bRESTART\b|\bCONTINUE\b|\bCASCADE\b|\bRESTRICT\b|$)/i.exec(
+      statement,
+    )?.[1];
+  if (!list || list.includes('"') || list.includes('(')) return null;
+  return list.split(',').map((name) =>
+    name
+      .trim()
+      .replace(/^ONLY\s+/i, '')
+      .replace(/\s*\*$/, ''),
+  );
+}
 
 /**
  * Whether `s`'s statement, found to wait for a table lock (`verdict`), lacks the privilege
  * its command checks before it locks: then it does not wait on a server, and sent here it
- * ends at once as there. Asked only of a statement alone outside a transaction block.
+ * ends at once as there. The tables it names are checked in order up to the one it waits
+ * for; one that does not exist ends it at once too. A string may open its transaction
+ * block first. Asked in the session's own transaction (in a savepoint) when it is in the
+ * backend, else with its SETs made in a transaction rolled back after.
  */
 async function deniedBeforeLock(
   ctx: LayerContext,
@@ -219,24 +270,65 @@ async function deniedBeforeLock(
   sql: string,
   verdict: Extract<Verdict, { verdict: 'waits' }>,
 ): Promise<boolean> {
-  const statements = splitStatements(sql);
-  const text = statements[0]?.sql ?? '';
+  const statements = splitStatements(sql).map(({ sql: statement }) => statement);
+  const text =
+    statements.find((statement) => !/^\s*(?:BEGIN|START\s+TRANSACTION)\b/i.test(statement)) ?? '';
   const command = /^\s*(ALTER|DROP)\s+TABLE\b/i.exec(text);
   const privilege =
     checkedBeforeLock[command ? `${command[1]!.toUpperCase()} TABLE` : leadingKeyword(text)];
-  if (!privilege || statements.length !== 1 || !verdict.table || s.holding.kind !== 'none') {
-    return false;
+  const { holding } = s;
+  if (!privilege || !verdict.table) return false;
+  if (holding.kind === 'failed' || holding.kind === 'lost') return false;
+  // In its own transaction a question takes the snapshot a REPEATABLE READ one has not.
+  const inPlace = holding.kind === 'resident';
+  if (inPlace && !holding.snapshotTaken && holding.isolation !== 'read committed') return false;
+  // VACUUM and ANALYZE of several tables, and ALTER TABLE, name the one they wait for.
+  const tables = /^\s*(?:VACUUM|ANALY[SZ]E|ALTER)\b/i.test(text)
+    ? [verdict.table.relname]
+    : namedTables(text);
+  if (tables === null) return false;
+  const ownSets =
+    holding.kind === 'parked'
+      ? holding.shape.replay.filter(setOrReset)
+      : holding.kind === 'released'
+        ? holding.replay.filter(setOrReset)
+        : [];
+  if (inPlace) {
+    await enter(ctx, s);
+  } else {
+    if (ctx.resident) await setAside(ctx, ctx.resident);
+    await loadSettings(ctx, s);
   }
-  if (ctx.resident) await setAside(ctx, ctx.resident);
-  await loadSettings(ctx, s);
-  const [allowed] = await ctx.backend.exec(
-    privilege === 'owner'
-      ? `SELECT pg_catalog.pg_has_role(c.relowner, 'USAGE') FROM pg_catalog.pg_class c
-          WHERE c.oid = $1::pg_catalog.regclass`
-      : 'SELECT pg_catalog.has_table_privilege($1, $2)',
-    privilege === 'owner' ? [verdict.table.relname] : [verdict.table.relname, privilege],
-  );
-  return allowed?.rows[0]?.[0] === 'f';
+  const wanted = privilege === 'by mode' ? lockPrivileges(text) : privilege;
+  await ctx.backend.exec(inPlace ? 'SAVEPOINT seat_ledger_acl' : 'BEGIN');
+  try {
+    for (const statement of ownSets) await ctx.backend.run(statement);
+    for (const table of tables) {
+      const read = await ctx.backend.run(
+        `SELECT ${
+          privilege === 'owner'
+            ? `pg_catalog.pg_has_role((SELECT c.relowner FROM pg_catalog.pg_class c
+                 WHERE c.oid = $1::pg_catalog.text::pg_catalog.regclass), 'USAGE')`
+            : 'pg_catalog.has_table_privilege($1::pg_catalog.text, $3)'
+        }, $1::pg_catalog.text::pg_catalog.regclass = $2::pg_catalog.text::pg_catalog.regclass`,
+        privilege === 'owner'
+          ? [table, verdict.table.relname]
+          : [table, verdict.table.relname, wanted],
+      );
+      // A table that does not exist fails the statement before any wait.
+      if (read.error) return true;
+      const [allowed, waitedFor] = read.results[0]!.rows[0]!;
+      if (allowed === 'f') return true;
+      if (waitedFor === 't') return false;
+    }
+    return false;
+  } finally {
+    await ctx.backend.exec(
+      inPlace
+        ? 'ROLLBACK TO SAVEPOINT seat_ledger_acl; RELEASE SAVEPOINT seat_ledger_acl'
+        : 'ROLLBACK',
+    );
+  }
 }
 
 /**
@@ -384,6 +476,11 @@ export async function runQuery(
   let verdict = failed
     ? ({ verdict: 'free' } as const)
     : await check(ctx, s, sql, params, { quiet: woken });
+  // One that ends at once on a server, for want of a privilege, is sent: a parked
+  // transaction goes on first, and the check is made again from inside it.
+  if (verdict.verdict === 'waits' && (await deniedBeforeLock(ctx, s, sql, verdict))) {
+    verdict = { verdict: 'free' };
+  }
   // A parked transaction that would run (or that meets its own row locks, which a check
   // from outside it cannot tell apart) goes on only as a replay (resume.ts); then the
   // check is made again from inside it.
