@@ -113,11 +113,12 @@ const refusalWords = {
     'or changes, while the in-browser engine runs it again from the start, which shows the ' +
     `same only when the change cannot reach what the statement reads; here ${why}`,
   'catalog-changed': () =>
-    'this statement waited for a lock on a table it does not name, and the catalog ' +
-    'changed before the lock was free (a table altered, attached, detached or dropped); ' +
-    'on a server the statement had found that table by looking up part of its plan before ' +
-    'the wait (a table’s children or partitions) and goes on with what it found, while ' +
-    'the in-browser engine runs it again from the start, which would see the change',
+    'this statement waited for a lock on something it does not name, and the catalog ' +
+    'changed before the lock was free (a table altered, attached, detached or dropped, a ' +
+    'schema, type or function dropped); on a server the statement had looked up what it ' +
+    'needs before the wait (a table’s children or partitions, the objects it depends on) ' +
+    'and goes on with what it found, while the in-browser engine runs it again from the ' +
+    'start, which would see the change',
   'lock-queue': (whom: string, table: string, mode: string) =>
     `${whom} is waiting for ${mode} on ${table}, and this request conflicts with it: a ` +
     'server puts it in the queue behind that request (and its deadlock check may reorder ' +
