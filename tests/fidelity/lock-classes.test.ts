@@ -383,6 +383,33 @@ async function alterLevels(engine: Engine, subcommands: string[]) {
   return seen;
 }
 
+/**
+ * A and B each hold a row of a queue; C claims the first queued row FOR UPDATE and meets
+ * A's. On a server C goes on as soon as A commits, B still open: which holder a claim
+ * meets first decides when it goes on.
+ */
+async function claimBesideTwoHolders(engine: Engine) {
+  const [setup, a, b, c] = await sessions(engine, 4);
+  await setup!.query(
+    'DROP TABLE IF EXISTS stall; CREATE TABLE stall (id int PRIMARY KEY, state text); ' +
+      "INSERT INTO stall SELECT g, 'queued' FROM generate_series(1, 4) g",
+  );
+  await a!.query("BEGIN; UPDATE stall SET state = 'running' WHERE id = 1");
+  await b!.query("BEGIN; UPDATE stall SET state = 'running' WHERE id = 4");
+  const claim = answer(
+    c!,
+    "SELECT id FROM stall WHERE state = 'queued' ORDER BY id LIMIT 1 FOR UPDATE",
+  );
+  const first = await within(claim, 1000);
+  await a!.query('COMMIT');
+  const afterA = await within(claim, 3000);
+  await b!.query('COMMIT');
+  await within(claim, 3000);
+  await setup!.query('DROP TABLE stall');
+  for (const s of [setup!, a!, b!, c!]) await s.close();
+  return { first, afterA };
+}
+
 describe('locks on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
 
@@ -594,5 +621,14 @@ describe('locks on PGlite and on PostgreSQL 18', () => {
       expect(await deadlockInQueue(engines.server.engine, first)).toEqual(want);
       expect(await deadlockInQueue(engines.pglite, first)).toEqual(want);
     }
+  });
+
+  it('a claim that meets a row one of two parked transactions holds goes on when that one ends; PGlite refuses rather than guess which', async () => {
+    expect(await claimBesideTwoHolders(engines.server.engine)).toEqual({
+      first: 'waiting',
+      afterA: [['2']],
+    });
+    const onPglite = await claimBesideTwoHolders(engines.pglite);
+    expect(kindOf(onPglite.first)).toBe('wait-unchecked');
   });
 });

@@ -98,10 +98,14 @@ const refusalWords = {
     `${holder} holds; to go on with it afterwards the in-browser engine would have to ` +
     'set the half-run statement aside and continue it, and like a parked transaction ' +
     'it cannot go on',
-  'wait-unchecked': (holder: string) =>
-    `this statement may wait on rows that ${holder} holds in its parked transaction, and ` +
-    'the in-browser engine cannot check this kind of statement in advance (PGlite would ' +
-    'hang on the wait)',
+  'wait-unchecked': (holder: string, several = '') =>
+    several === 'several'
+      ? `this statement would wait for a row that one of ${holder} holds in a parked ` +
+        'transaction, and which one it meets first cannot be told: on a server it goes on ' +
+        'once that one ends, so the in-browser engine cannot show when it would'
+      : `this statement may wait on rows that ${holder} holds in its parked transaction, and ` +
+        'the in-browser engine cannot check this kind of statement in advance (PGlite would ' +
+        'hang on the wait)',
   'serializable-parked': (whom: string) =>
     `PostgreSQL failed this SERIALIZABLE transaction (40001) while ${whom}, also ` +
     'SERIALIZABLE, was set aside with PREPARE TRANSACTION; PostgreSQL counts a prepared ' +
@@ -193,5 +197,5 @@ export function notExpressible<K extends RefusalKind>(
   ...details: Parameters<(typeof refusalWords)[K]>
 ): { ok: false; notExpressible: Refusal } {
   const words = refusalWords[kind] as (...details: string[]) => string;
-  return { ok: false, notExpressible: { kind, reason: words(...details) } };
+  return { ok: false, notExpressible: { kind, reason: words(...(details as string[])) } };
 }

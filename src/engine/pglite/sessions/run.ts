@@ -516,6 +516,9 @@ export async function runQuery(
     if (mine) await breakDeadlock(ctx, [mine, waiter]);
     return outcome;
   }
+  if (verdict.verdict === 'one-of') {
+    return notExpressible('wait-unchecked', verdict.holders.map(whose).join(' and '), 'several');
+  }
   if (verdict.verdict === 'queued') {
     const { waiter } = verdict;
     return notExpressible('lock-queue', whose(waiter.s), waiter.table.relname, waiter.table.mode);

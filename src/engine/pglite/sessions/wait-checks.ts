@@ -45,6 +45,11 @@ export type Verdict =
       table?: TableRequest;
     }
   | { verdict: 'unknown'; holder: SessionRecord }
+  /**
+   * A probe found it would wait for a row, and several parked transactions lock rows where
+   * it locks: which of them it meets first, and so when it goes on, cannot be told.
+   */
+  | { verdict: 'one-of'; holders: SessionRecord[] }
   /** It would queue behind `waiter`'s request for a table lock (see `queuedBehind`). */
   | { verdict: 'queued'; waiter: Waiter & { table: TableRequest } }
   /**
@@ -533,7 +538,8 @@ export async function check(
   if (read) return read;
   if (s.holding.kind !== 'parked' && !anotherHolds(ctx, s, 'parked')) return free;
   const locks = await parkedRelationLocks(ctx);
-  let probe: { holder: SessionRecord } | null = null;
+  /** The parked transactions that lock rows where the statement's probe locks them. */
+  let probe: { holders: Set<SessionRecord> } | null = null;
   /** A holder of a lock on a table the statement names only in a string, if any. */
   let named: SessionRecord | undefined;
   /** UPDATE and DELETE statements whose target rows have been looked at. */
@@ -576,7 +582,8 @@ export async function check(
       if (needs.rows.kind === 'unchecked') return { verdict: 'unknown', holder: lock.holder };
       if (needs.rows.kind === 'lock-rows') {
         if (statements.length > 1) return { verdict: 'unknown', holder: lock.holder };
-        probe = { holder: lock.holder };
+        probe ??= { holders: new Set() };
+        probe.holders.add(lock.holder);
         continue;
       }
       // UPDATE or DELETE: a target row whose xmax is a parked XID is locked or updated
@@ -654,7 +661,9 @@ export async function check(
   }
   if (blocked) {
     const watchdog = reply === 'stuck';
-    return { verdict: 'waits', holder: probe.holder, event: 'transactionid', watchdog };
+    const [holder, ...others] = probe.holders;
+    if (others.length > 0) return { verdict: 'one-of', holders: [holder!, ...others] };
+    return { verdict: 'waits', holder: holder!, event: 'transactionid', watchdog };
   }
   // Failed otherwise inside the transaction: sent for real, it fails and aborts it there,
   // as on a server.

@@ -45,7 +45,8 @@ export interface WaitOn {
 }
 
 /** Whether `statement` is a SET or a RESET. */
-export const setOrReset = (statement: string) => ['SET', 'RESET'].includes(leadingKeyword(statement));
+export const setOrReset = (statement: string) =>
+  ['SET', 'RESET'].includes(leadingKeyword(statement));
 
 /**
  * The SET and RESET statements a server has run before the statement of `s`'s `sql` that
