@@ -242,18 +242,22 @@ function lockPrivileges(statement: string): string {
  * The tables `statement` names, in order, for the commands that may name several (LOCK,
  * TRUNCATE, DROP TABLE); null when they cannot be read from the text.
  */
-function namedTables(statement: string): string[] | null {
+function namedTables(sql: string): string[] | null {
+  const statement = sql.replace(/;\s*$/, '');
   const list =
     /^\s*(?:LOCK(?:\s+TABLE)?|TRUNCATE(?:\s+TABLE)?|DROP\s+TABLE(?:\s+IF\s+EXISTS)?)\s+([\s\S]*?)\s*(?:\bIN\s+[A-Z\s]+\s+MODE\b|\bNOWAIT\b|\bRESTART\b|\bCONTINUE\b|\bCASCADE\b|\bRESTRICT\b|$)/i.exec(
       statement,
     )?.[1];
-  if (!list || list.includes('"') || list.includes('(')) return null;
-  return list.split(',').map((name) =>
+  if (!list) return null;
+  const names = list.split(',').map((name) =>
     name
       .trim()
       .replace(/^ONLY\s+/i, '')
       .replace(/\s*\*$/, ''),
   );
+  // Plain names only, `schema.table` or `table`: anything else is not read here.
+  const plain = /^[A-Za-z_][\w$]*(?:\.[A-Za-z_][\w$]*)?$/;
+  return names.every((name) => plain.test(name)) ? names : null;
 }
 
 /**
@@ -303,6 +307,8 @@ async function deniedBeforeLock(
   await ctx.backend.exec(inPlace ? 'SAVEPOINT seat_ledger_acl' : 'BEGIN');
   try {
     for (const statement of ownSets) await ctx.backend.run(statement);
+    // The session's own timeouts are not for the layer's question (PGlite fires them).
+    await ctx.backend.exec('SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0');
     for (const table of tables) {
       const read = await ctx.backend.run(
         `SELECT ${
@@ -316,7 +322,7 @@ async function deniedBeforeLock(
           : [table, verdict.table.relname, wanted],
       );
       // A table that does not exist fails the statement before any wait.
-      if (read.error) return true;
+      if (read.error) return ['42P01', '3F000', '42602'].includes(read.error.code ?? '');
       const [allowed, waitedFor] = read.results[0]!.rows[0]!;
       if (allowed === 'f') return true;
       if (waitedFor === 't') return false;
