@@ -410,6 +410,29 @@ async function claimBesideTwoHolders(engine: Engine) {
   return { first, afterA };
 }
 
+/**
+ * B holds row 1 FOR KEY SHARE, which an UPDATE of no key does not wait for; A holds row 3
+ * FOR UPDATE. C's UPDATE of both waits for A alone, and goes on when A commits.
+ */
+async function updateBesideKeyShare(engine: Engine) {
+  const [setup, a, b, c] = await sessions(engine, 4);
+  await setup!.query(
+    'DROP TABLE IF EXISTS tally; CREATE TABLE tally (id int PRIMARY KEY, v int); ' +
+      'INSERT INTO tally VALUES (1, 0), (2, 0), (3, 0)',
+  );
+  await b!.query('BEGIN; SELECT * FROM tally WHERE id = 1 FOR KEY SHARE');
+  await a!.query('BEGIN; SELECT * FROM tally WHERE id = 3 FOR UPDATE');
+  const update = answer(c!, 'UPDATE tally SET v = v + 10 WHERE id IN (1, 3) RETURNING id, v');
+  const first = await within(update, 1000);
+  await a!.query('COMMIT');
+  const afterA = await within(update, 4000);
+  await b!.query('COMMIT');
+  await within(update, 3000);
+  await setup!.query('DROP TABLE tally');
+  for (const s of [setup!, a!, b!, c!]) await s.close();
+  return { first, afterA };
+}
+
 describe('locks on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
 
@@ -630,5 +653,21 @@ describe('locks on PGlite and on PostgreSQL 18', () => {
     });
     const onPglite = await claimBesideTwoHolders(engines.pglite);
     expect(kindOf(onPglite.first)).toBe('wait-unchecked');
+  });
+
+  it('an UPDATE waits for the holder whose lock it conflicts with, not for a FOR KEY SHARE beside it', async () => {
+    const onServer = await updateBesideKeyShare(engines.server.engine);
+    expect(onServer).toEqual({
+      first: 'waiting',
+      afterA: [
+        ['1', '10'],
+        ['3', '10'],
+      ],
+    });
+    const onPglite = await updateBesideKeyShare(engines.pglite);
+    expect(onPglite.first).toBe('waiting');
+    // Once A has committed it is not still waiting: the server's answer, or a refusal.
+    const refused = String(onPglite.afterA).startsWith('not expressible');
+    if (!refused) expect(onPglite.afterA).toEqual(onServer.afterA);
   });
 });

@@ -93,6 +93,17 @@ async function parkedRelationLocks(
   );
 }
 
+/** The XIDs of parked transactions other than `s`'s, with the session each belongs to. */
+function parkedXids(ctx: LayerContext, s: SessionRecord): Map<string, SessionRecord> {
+  return new Map(
+    [...ctx.sessions.values()].flatMap((r) =>
+      r !== s && r.holding.kind === 'parked' && !r.holding.emulatedSnapshot
+        ? [[r.holding.xid, r] as const]
+        : [],
+    ),
+  );
+}
+
 /** The primary key columns of `table`, in order; null when it has none. */
 async function primaryKey(ctx: LayerContext, table: string): Promise<string[] | null> {
   const [key] = await ctx.backend.exec(
@@ -134,7 +145,7 @@ async function keysByRelation(
 }
 
 /**
- * The rows an UPDATE or DELETE targets (`where` on `table`) that transaction `xid` holds,
+ * The rows an UPDATE or DELETE targets (`where` on `table`) that a transaction holds (by its XIDs `xids`),
  * by primary key and the relation each is stored in: the rows a server's recheck re-reads
  * at their newest versions. None when the table has no primary key.
  */
@@ -143,7 +154,7 @@ async function matchedRows(
   table: string,
   alias: string | null,
   where: string | null,
-  xid: string,
+  xids: string[],
   params: unknown[] | undefined,
 ): Promise<MatchedRows | undefined> {
   const columns = await primaryKey(ctx, table);
@@ -154,7 +165,7 @@ async function matchedRows(
     columns,
     target,
     `${table} ${alias ?? ''}`,
-    `(${where ?? 'true'}) AND ${target}.xmax::pg_catalog.text = '${xid}'${unusedParams(where, params)}`,
+    `(${where ?? 'true'}) AND ${target}.xmax::pg_catalog.text = ANY('{${xids.join(',')}}')${unusedParams(where, params)}`,
     params,
   );
 }
@@ -221,6 +232,7 @@ async function rowsFree(
   statement: string,
   rows: Extract<RowAction, { kind: 'modify' }>,
   params: unknown[] | undefined,
+  only = 'true',
 ): Promise<boolean | 'unknown'> {
   const { backend } = ctx;
   const [keys] = await backend.exec(
@@ -235,16 +247,16 @@ async function rowsFree(
   );
   const keyTypes = JSON.parse(keys!.rows[0]![0]!) as Record<string, string>;
   const changesKey = rows.sets === null || rows.sets.some((c) => c in keyTypes);
-  if (!changesKey) return rowsLockable(ctx, s, rows, params, 'NO KEY UPDATE');
-  if (rows.sets === null) return rowsLockable(ctx, s, rows, params, 'UPDATE');
+  if (!changesKey) return rowsLockable(ctx, s, rows, params, 'NO KEY UPDATE', only);
+  if (rows.sets === null) return rowsLockable(ctx, s, rows, params, 'UPDATE', only);
   const changed = await keyChanged(ctx, s, statement, rows, params, keyTypes);
   if (changed === null) {
-    if (await rowsLockable(ctx, s, rows, params, 'UPDATE')) return true;
-    return (await rowsLockable(ctx, s, rows, params, 'NO KEY UPDATE')) ? 'unknown' : false;
+    if (await rowsLockable(ctx, s, rows, params, 'UPDATE', only)) return true;
+    return (await rowsLockable(ctx, s, rows, params, 'NO KEY UPDATE', only)) ? 'unknown' : false;
   }
   return (
-    (await rowsLockable(ctx, s, rows, params, 'UPDATE', changed)) &&
-    rowsLockable(ctx, s, rows, params, 'NO KEY UPDATE', `NOT ${changed}`)
+    (await rowsLockable(ctx, s, rows, params, 'UPDATE', `${changed} AND ${only}`)) &&
+    rowsLockable(ctx, s, rows, params, 'NO KEY UPDATE', `NOT ${changed} AND ${only}`)
   );
 }
 
@@ -462,13 +474,6 @@ export async function parkedLocksOn(
   return locks.some((l) => l.holder !== s && mentions(sql, l.relname));
 }
 
-/** The parked session holding XID `xid`, if any. */
-function parkedByXid(ctx: LayerContext, xid: string): SessionRecord | undefined {
-  return [...ctx.sessions.values()].find(
-    (r) => r.holding.kind === 'parked' && !r.holding.emulatedSnapshot && r.holding.xid === xid,
-  );
-}
-
 /**
  * The parked session holding what `s`'s statement `sql`, found stuck by the watchdog,
  * waits for: the one with row locks on tables it names, else the only other parked session
@@ -593,31 +598,46 @@ export async function check(
       checked.add(statement);
       const { table, alias, where } = needs.rows;
       await enter(ctx, s);
-      const parkedXids = [...ctx.sessions.values()].flatMap((r) =>
-        r.holding.kind === 'parked' && !r.holding.emulatedSnapshot && r !== s
-          ? [r.holding.xid]
-          : [],
-      );
+      const xids = parkedXids(ctx, s);
       const target = alias ?? table;
       // XIDs are digits, so they can stand in the text; `params` are the statement's own.
       const [found] = await backend.exec(
-        `SELECT ${target}.xmax::pg_catalog.text FROM ${table} ${alias ?? ''}
-          WHERE (${where ?? 'true'}) AND ${target}.xmax::pg_catalog.text = ANY('{${parkedXids.join(',')}}')${unusedParams(where, params)}
-          LIMIT 1`,
+        `SELECT DISTINCT ${target}.xmax::pg_catalog.text FROM ${table} ${alias ?? ''}
+          WHERE (${where ?? 'true'}) AND ${target}.xmax::pg_catalog.text = ANY('{${[...xids.keys()].join(',')}}')${unusedParams(where, params)}`,
         params,
       );
-      const xid = found?.rows[0]?.[0];
-      const holder = xid ? parkedByXid(ctx, xid) : undefined;
-      if (!holder) continue;
+      // (A row locked in a savepoint carries its subtransaction's XID, which pg_locks does
+      // not name for a prepared transaction: such a row is found by none, the statement is
+      // sent under the watchdog's eye, and a wait it meets is found there.)
+      const holders = (found?.rows ?? []).flatMap(([x]) => {
+        const holder = xids.get(x!);
+        return holder ? [{ holder, xids: [x!] }] : [];
+      });
+      if (holders.length === 0) continue;
       // The probe needs the session's own transaction to run in (a parked one is not
       // there: for it, any lock its xmax shows counts as a wait). It costs an XID only
       // when it takes its locks, which is when the statement would not have waited.
+      // Each holder's rows are probed apart: a lock of another's that does not conflict
+      // (FOR KEY SHARE beside an UPDATE of no key) must not be taken for the wait. An
+      // UPDATE or DELETE locks every row it targets, so it waits until all the holders
+      // it conflicts with have ended, whichever it meets first.
       const probeable = ctx.resident === s || s.holding.kind === 'none';
-      const free = probeable && (await rowsFree(ctx, s, statement, needs.rows, params));
-      if (free === 'unknown') return { verdict: 'unknown', holder };
-      if (free) continue;
-      const matched = await matchedRows(ctx, table, alias, where, xid!, params);
-      return { verdict: 'waits', holder, event: 'transactionid', matched };
+      if (!probeable && holders.length > 1) {
+        return { verdict: 'one-of', holders: holders.map((h) => h.holder) };
+      }
+      let meets: (typeof holders)[number] | undefined;
+      for (const h of holders) {
+        const only = `${target}.xmax::pg_catalog.text = ANY('{${h.xids.join(',')}}')`;
+        const free = probeable && (await rowsFree(ctx, s, statement, needs.rows, params, only));
+        if (free === 'unknown') return { verdict: 'unknown', holder: h.holder };
+        if (!free) {
+          meets = h;
+          break;
+        }
+      }
+      if (!meets) continue;
+      const matched = await matchedRows(ctx, table, alias, where, meets.xids, params);
+      return { verdict: 'waits', holder: meets.holder, event: 'transactionid', matched };
     }
   }
   if (named) return { verdict: 'unknown', holder: named };
