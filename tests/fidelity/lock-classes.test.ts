@@ -384,54 +384,50 @@ async function alterLevels(engine: Engine, subcommands: string[]) {
 }
 
 /**
- * A and B each hold a row of a queue; C claims the first queued row FOR UPDATE and meets
- * A's. On a server C goes on as soon as A commits, B still open: which holder a claim
- * meets first decides when it goes on.
+ * Two parked holders and a third session: over rows 1 to 4 of a fresh table, A runs
+ * `aHolds` and B `bHolds`, each in a transaction; C sends `cRuns`, which meets what A
+ * holds. C's answer before A commits, and after (B still open).
  */
-async function claimBesideTwoHolders(engine: Engine) {
+async function besideTwoHolders(
+  engine: Engine,
+  { aHolds, bHolds, cRuns }: { aHolds: string; bHolds: string; cRuns: string },
+) {
   const [setup, a, b, c] = await sessions(engine, 4);
   await setup!.query(
     'DROP TABLE IF EXISTS stall; CREATE TABLE stall (id int PRIMARY KEY, state text); ' +
       "INSERT INTO stall SELECT g, 'queued' FROM generate_series(1, 4) g",
   );
-  await a!.query("BEGIN; UPDATE stall SET state = 'running' WHERE id = 1");
-  await b!.query("BEGIN; UPDATE stall SET state = 'running' WHERE id = 4");
-  const claim = answer(
-    c!,
-    "SELECT id FROM stall WHERE state = 'queued' ORDER BY id LIMIT 1 FOR UPDATE",
-  );
-  const first = await within(claim, 1000);
+  await b!.query(`BEGIN; ${bHolds}`);
+  await a!.query(`BEGIN; ${aHolds}`);
+  const running = answer(c!, cRuns);
+  const first = await within(running, 1000);
   await a!.query('COMMIT');
-  const afterA = await within(claim, 3000);
+  const afterA = await within(running, 4000);
   await b!.query('COMMIT');
-  await within(claim, 3000);
+  await within(running, 3000);
   await setup!.query('DROP TABLE stall');
   for (const s of [setup!, a!, b!, c!]) await s.close();
   return { first, afterA };
 }
 
+/** A holds row 1, B row 4; C claims the first queued row FOR UPDATE, and meets A's. */
+const claimBesideTwoHolders = (engine: Engine) =>
+  besideTwoHolders(engine, {
+    aHolds: "UPDATE stall SET state = 'running' WHERE id = 1",
+    bHolds: "UPDATE stall SET state = 'running' WHERE id = 4",
+    cRuns: "SELECT id FROM stall WHERE state = 'queued' ORDER BY id LIMIT 1 FOR UPDATE",
+  });
+
 /**
  * B holds row 1 FOR KEY SHARE, which an UPDATE of no key does not wait for; A holds row 3
  * FOR UPDATE. C's UPDATE of both waits for A alone, and goes on when A commits.
  */
-async function updateBesideKeyShare(engine: Engine) {
-  const [setup, a, b, c] = await sessions(engine, 4);
-  await setup!.query(
-    'DROP TABLE IF EXISTS tally; CREATE TABLE tally (id int PRIMARY KEY, v int); ' +
-      'INSERT INTO tally VALUES (1, 0), (2, 0), (3, 0)',
-  );
-  await b!.query('BEGIN; SELECT * FROM tally WHERE id = 1 FOR KEY SHARE');
-  await a!.query('BEGIN; SELECT * FROM tally WHERE id = 3 FOR UPDATE');
-  const update = answer(c!, 'UPDATE tally SET v = v + 10 WHERE id IN (1, 3) RETURNING id, v');
-  const first = await within(update, 1000);
-  await a!.query('COMMIT');
-  const afterA = await within(update, 4000);
-  await b!.query('COMMIT');
-  await within(update, 3000);
-  await setup!.query('DROP TABLE tally');
-  for (const s of [setup!, a!, b!, c!]) await s.close();
-  return { first, afterA };
-}
+const updateBesideKeyShare = (engine: Engine) =>
+  besideTwoHolders(engine, {
+    aHolds: 'SELECT id FROM stall WHERE id = 3 FOR UPDATE',
+    bHolds: 'SELECT id FROM stall WHERE id = 1 FOR KEY SHARE',
+    cRuns: "UPDATE stall SET state = 'c' WHERE id IN (1, 3) RETURNING id, state",
+  });
 
 describe('locks on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
@@ -660,8 +656,8 @@ describe('locks on PGlite and on PostgreSQL 18', () => {
     expect(onServer).toEqual({
       first: 'waiting',
       afterA: [
-        ['1', '10'],
-        ['3', '10'],
+        ['1', 'c'],
+        ['3', 'c'],
       ],
     });
     const onPglite = await updateBesideKeyShare(engines.pglite);
