@@ -604,6 +604,8 @@ describe('locks on PGlite and on PostgreSQL 18', () => {
       'BEGIN; LOCK crib IN ACCESS EXCLUSIVE MODE',
       'BEGIN | LOCK crib',
       'BEGIN | SELECT 1 | LOCK crib',
+      'SELECT 1; LOCK crib',
+      'BEGIN; SELECT count(*) FROM crib; LOCK crib',
       'BEGIN; LOCK crib, nosuch',
       'BEGIN; LOCK nosuch, crib',
       'TRUNCATE crib, nosuch',

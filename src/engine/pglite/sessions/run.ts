@@ -265,8 +265,8 @@ function namedTables(sql: string): string[] | null {
  * its command checks before it locks: then it does not wait on a server, and sent here it
  * ends at once as there. The tables it names are checked in order up to the one it waits
  * for; one that does not exist ends it at once too. A string may open its transaction
- * block first. Asked in the session's own transaction (in a savepoint) when it is in the
- * backend, else with its SETs made in a transaction rolled back after.
+ * block and read first. Asked in the session's own transaction (in a savepoint) when it
+ * is in the backend, else with its SETs made in a transaction rolled back after.
  */
 async function deniedBeforeLock(
   ctx: LayerContext,
@@ -275,8 +275,16 @@ async function deniedBeforeLock(
   verdict: Extract<Verdict, { verdict: 'waits' }>,
 ): Promise<boolean> {
   const statements = splitStatements(sql).map(({ sql: statement }) => statement);
-  const text =
-    statements.find((statement) => !/^\s*(?:BEGIN|START\s+TRANSACTION)\b/i.test(statement)) ?? '';
+  // Before it, a string may open its transaction block, and read: a plain read takes
+  // ACCESS SHARE at most, so a wait for a stronger lock is the command's own.
+  const opens = (st: string) => /^\s*(?:BEGIN|START\s+TRANSACTION)\b/i.test(st);
+  const reads = (st: string) =>
+    /^\s*(?:SELECT|VALUES|SHOW|TABLE)\b/i.test(st) &&
+    !/\b(?:FOR\s+(?:UPDATE|SHARE|NO\s+KEY|KEY)|INTO)\b/i.test(st);
+  const first = statements.findIndex((st) => !opens(st) && !reads(st));
+  const text = first === -1 ? '' : statements[first]!;
+  const readFirst = statements.slice(0, Math.max(first, 0)).some(reads);
+  if (readFirst && verdict.table?.mode === 'AccessShareLock') return false;
   const command = /^\s*(ALTER|DROP)\s+TABLE\b/i.exec(text);
   const privilege =
     checkedBeforeLock[command ? `${command[1]!.toUpperCase()} TABLE` : leadingKeyword(text)];
