@@ -33,6 +33,7 @@ import {
   ownSequenceValues,
   sessionSequence,
 } from './session-settings';
+import { lockModes, statementNeeds } from '../waits';
 import { check, likelyHolder, mergeMatchedRows, parkedLocksOn, type Verdict } from './wait-checks';
 import { retryWaitersOn, setOrReset, waitFor, wakeWaiters } from './waiting';
 import { asksAge, spentSetting, uncountedRefusal, withholdCounts } from './spent-xids';
@@ -209,32 +210,17 @@ const checkedBeforeLock: Record<string, string> = {
   LOCK: 'by mode',
 };
 
-/** Lock modes in the order of lockdefs.h, weakest first. */
-const lockModes = [
-  'ACCESS SHARE',
-  'ROW SHARE',
-  'ROW EXCLUSIVE',
-  'SHARE UPDATE EXCLUSIVE',
-  'SHARE',
-  'SHARE ROW EXCLUSIVE',
-  'EXCLUSIVE',
-  'ACCESS EXCLUSIVE',
-];
-
 /**
- * The privileges any one of which lets LOCK take `mode` (LockTableAclCheck in
+ * The privileges any one of which lets LOCK take its mode (LockTableAclCheck in
  * lockcmds.c): MAINTAIN, UPDATE, DELETE or TRUNCATE any mode, SELECT up to ACCESS SHARE,
  * INSERT up to ROW EXCLUSIVE.
  */
 function lockPrivileges(statement: string): string {
-  const named = /\bIN\s+([A-Z\s]+?)\s+MODE\b/i.exec(statement)?.[1];
-  const rank = lockModes.indexOf(
-    named ? named.toUpperCase().replace(/\s+/g, ' ') : 'ACCESS EXCLUSIVE',
-  );
+  const rank = lockModes.indexOf(statementNeeds(statement).mode ?? 'AccessExclusiveLock');
   return [
     'MAINTAIN, UPDATE, DELETE, TRUNCATE',
-    ...(rank <= 0 ? ['SELECT'] : []),
-    ...(rank <= 2 ? ['INSERT'] : []),
+    ...(rank <= lockModes.indexOf('AccessShareLock') ? ['SELECT'] : []),
+    ...(rank <= lockModes.indexOf('RowExclusiveLock') ? ['INSERT'] : []),
   ].join(', ');
 }
 

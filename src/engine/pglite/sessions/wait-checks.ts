@@ -145,7 +145,7 @@ async function keysByRelation(
 }
 
 /**
- * The rows an UPDATE or DELETE targets (`where` on `table`) that a transaction holds (by its XIDs `xids`),
+ * The rows an UPDATE or DELETE targets (`where` on `table`) that transaction `xid` holds,
  * by primary key and the relation each is stored in: the rows a server's recheck re-reads
  * at their newest versions. None when the table has no primary key.
  */
@@ -154,7 +154,7 @@ async function matchedRows(
   table: string,
   alias: string | null,
   where: string | null,
-  xids: string[],
+  xid: string,
   params: unknown[] | undefined,
 ): Promise<MatchedRows | undefined> {
   const columns = await primaryKey(ctx, table);
@@ -165,7 +165,7 @@ async function matchedRows(
     columns,
     target,
     `${table} ${alias ?? ''}`,
-    `(${where ?? 'true'}) AND ${target}.xmax::pg_catalog.text = ANY('{${xids.join(',')}}')${unusedParams(where, params)}`,
+    `(${where ?? 'true'}) AND ${target}.xmax::pg_catalog.text = '${xid}'${unusedParams(where, params)}`,
     params,
   );
 }
@@ -611,7 +611,7 @@ export async function check(
       // sent under the watchdog's eye, and a wait it meets is found there.)
       const holders = (found?.rows ?? []).flatMap(([x]) => {
         const holder = xids.get(x!);
-        return holder ? [{ holder, xids: [x!] }] : [];
+        return holder ? [{ holder, xid: x! }] : [];
       });
       if (holders.length === 0) continue;
       // The probe needs the session's own transaction to run in (a parked one is not
@@ -627,7 +627,7 @@ export async function check(
       }
       let meets: (typeof holders)[number] | undefined;
       for (const h of holders) {
-        const only = `${target}.xmax::pg_catalog.text = ANY('{${h.xids.join(',')}}')`;
+        const only = `${target}.xmax::pg_catalog.text = '${h.xid}'`;
         const free = probeable && (await rowsFree(ctx, s, statement, needs.rows, params, only));
         if (free === 'unknown') return { verdict: 'unknown', holder: h.holder };
         if (!free) {
@@ -636,7 +636,7 @@ export async function check(
         }
       }
       if (!meets) continue;
-      const matched = await matchedRows(ctx, table, alias, where, meets.xids, params);
+      const matched = await matchedRows(ctx, table, alias, where, meets.xid, params);
       return { verdict: 'waits', holder: meets.holder, event: 'transactionid', matched };
     }
   }
