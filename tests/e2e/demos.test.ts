@@ -59,6 +59,18 @@ describe('the scenario demos, by keyboard', () => {
     await page.close();
   });
 
+  it('horizon, REPEATABLE READ: after the DELETE and VACUUM the blocker still counts 100 rows', async () => {
+    const page = await site.newPage();
+    await page.goto(`${site.url}embed/horizon/?state=rr-select`);
+    await playByKeyboard(page, 'horizon');
+    expect(await lane(page, 'cleaner')).toContain('40 are dead but not yet removable');
+    const blocker = await lane(page, 'blocker');
+    expect(blocker).toMatch(/count\s+100\b/);
+    expect(blocker).not.toMatch(/not expressible/i);
+    expect(await page.locator('.claims li.failed').count()).toBe(0);
+    await page.close();
+  });
+
   it('horizon, another database: plays PostgreSQL 18’s recorded output, labelled', async () => {
     const page = await site.newPage();
     await page.goto(`${site.url}embed/horizon/?state=rr-other-database`);

@@ -230,6 +230,70 @@ async function serializableReplayAfterWrite(engine: Engine) {
   return { goesOn, aEnds, bEnds };
 }
 
+/**
+ * A REPEATABLE READ reader goes on, twice, after others committed changes, a delete and a
+ * VACUUM: it sees what its first snapshot saw, its write to a row changed since fails.
+ */
+async function repeatableReadAfterCommits(engine: Engine) {
+  const [a, b] = await scene(engine, 'a', 'b');
+  const first = await answer(a!, 'BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT sum(v) FROM tray');
+  await b!.query('UPDATE tray SET v = 7 WHERE id = 2');
+  await b!.query('DELETE FROM tray WHERE id = 4');
+  await b!.query('VACUUM tray');
+  const again = await answer(a!, 'SELECT id, v FROM tray ORDER BY id');
+  await b!.query('INSERT INTO tray VALUES (5, 5)');
+  const count = await answer(a!, 'SELECT count(*) FROM tray');
+  const writes = await answer(a!, 'UPDATE tray SET v = 1 WHERE id = 1 RETURNING v');
+  const changed = await answer(a!, 'UPDATE tray SET v = 1 WHERE id = 2');
+  await a!.query('ROLLBACK');
+  const rows = await answer(b!, 'SELECT id, v FROM tray ORDER BY id');
+  await closeAll([a!, b!]);
+  return { first, again, count, writes, changed, rows };
+}
+
+/**
+ * A REPEATABLE READ reader whose snapshot saw another transaction open, which has since
+ * committed, and one that asks for ACCESS EXCLUSIVE after a commit: both must go on.
+ */
+async function repeatableReadBeyondImport(engine: Engine) {
+  const [a, b, c] = await scene(engine, 'a', 'b', 'c');
+  await c!.query('BEGIN; UPDATE tray SET v = 3 WHERE id = 3');
+  await a!.query('BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT sum(v) FROM tray');
+  await c!.query('COMMIT');
+  const holderEnded = await answer(a!, 'SELECT sum(v) FROM tray');
+  await a!.query('ROLLBACK').catch(() => {});
+  await a!.query('BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT sum(v) FROM tray');
+  await b!.query('UPDATE tray SET v = 2 WHERE id = 2');
+  const exclusive = await answer(a!, 'LOCK TABLE tray IN ACCESS EXCLUSIVE MODE');
+  await a!.query('ROLLBACK').catch(() => {});
+  await closeAll([a!, b!, c!]);
+  return { holderEnded, exclusive };
+}
+
+/**
+ * A transaction that rolled back to a savepoint, each statement sent alone and without a
+ * semicolon, must go on while another holds the row lock it gave up.
+ */
+async function undoneThenTaken(engine: Engine) {
+  const [a, b] = await scene(engine, 'a', 'b');
+  for (const sql of [
+    'BEGIN',
+    'SAVEPOINT s',
+    'UPDATE tray SET v = 1 WHERE id = 1',
+    'ROLLBACK TO s',
+  ]) {
+    await a!.query(sql);
+  }
+  await b!.query('BEGIN');
+  await b!.query('UPDATE tray SET v = 2 WHERE id = 1');
+  const goesOn = await within(answer(a!, 'SELECT id, v FROM tray WHERE id < 3 ORDER BY id'), 2000);
+  await b!.query('COMMIT');
+  const after = await answer(a!, 'SELECT id, v FROM tray WHERE id < 3 ORDER BY id');
+  const ends = await answer(a!, 'COMMIT');
+  await closeAll([a!, b!]);
+  return { goesOn, after, ends };
+}
+
 describe('a parked transaction that goes on, on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
 
@@ -377,5 +441,56 @@ describe('a parked transaction that goes on, on PGlite and on PostgreSQL 18', ()
     const onPglite = await renumbered(engines.pglite);
     expect(kindOf(onPglite.look)).toBe('xid-renumbered');
     expect(onPglite.later).toEqual([['a']]);
+  });
+  it('REPEATABLE READ goes on after commits with the snapshot it first took, as a replay that imports it', async () => {
+    const before = [
+      ['1', '0'],
+      ['2', '0'],
+      ['3', '0'],
+      ['4', '0'],
+    ];
+    const expected = {
+      first: [['0']],
+      again: before,
+      count: [['4']],
+      writes: [['1']],
+      changed: '40001 could not serialize access due to concurrent update',
+      rows: [
+        ['1', '0'],
+        ['2', '7'],
+        ['3', '0'],
+        ['5', '5'],
+      ],
+    };
+    expect(await repeatableReadAfterCommits(engines.server.engine)).toEqual(expected);
+    expect(await repeatableReadAfterCommits(engines.pglite)).toEqual(expected);
+  });
+
+  it('REPEATABLE READ is refused when no transaction holds its snapshot’s horizon, or it asks for ACCESS EXCLUSIVE', async () => {
+    expect(await repeatableReadBeyondImport(engines.server.engine)).toEqual({
+      holderEnded: [['0']],
+      exclusive: [],
+    });
+    const onPglite = await repeatableReadBeyondImport(engines.pglite);
+    expect(kindOf(onPglite.holderEnded)).toBe('parked-goes-on');
+    expect(kindOf(onPglite.exclusive)).toBe('parked-goes-on');
+  });
+  it('after ROLLBACK TO SAVEPOINT sent without semicolons, going on while another holds the row is refused, not hung', async () => {
+    const after = [
+      ['1', '2'],
+      ['2', '0'],
+    ];
+    expect(await undoneThenTaken(engines.server.engine)).toEqual({
+      goesOn: [
+        ['1', '0'],
+        ['2', '0'],
+      ],
+      after,
+      ends: [],
+    });
+    const onPglite = await undoneThenTaken(engines.pglite);
+    expect(kindOf(onPglite.goesOn)).toBe('parked-goes-on');
+    expect(onPglite.after).toEqual(after);
+    expect(onPglite.ends).toEqual([]);
   });
 });

@@ -99,6 +99,7 @@ export function standInGids(ctx: LayerContext): string[] {
     // A write's (`owed`) plays the XID it holds on a server: that one counts.
     ...ctx.waiters.flatMap((w) => (w.standIn && !w.standIn.owed ? [w.standIn.gid] : [])),
     ...ctx.spentStandIns,
+    ...[...ctx.snapshotPins.values()].map((pin) => pin.gid),
   ];
 }
 

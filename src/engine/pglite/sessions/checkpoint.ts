@@ -95,7 +95,8 @@ export function checkpointDue(ctx: LayerContext): 'now' | 'quiet' | false {
     ctx.resident === null &&
     ctx.waiters.length === 0 &&
     ctx.sleepers.size === 0 &&
-    ctx.spentStandIns.length === 0;
+    ctx.spentStandIns.length === 0 &&
+    ctx.snapshotPins.size === 0;
   if (!allowed) return false;
   return pastAnyway(ctx.checkpoints, counted) ? 'now' : 'quiet';
 }

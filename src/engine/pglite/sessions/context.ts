@@ -314,6 +314,12 @@ export interface LayerContext {
    */
   readonly spentStandIns: string[];
   /**
+   * By session: the stand-in kept for the snapshot a REPEATABLE READ transaction's replays
+   * import (resume.ts), until that transaction (`xactSeq`) ends. It holds the horizon where
+   * the snapshot's xmin is, and ACCESS SHARE on the tables the transaction first read.
+   */
+  readonly snapshotPins: Map<number, { gid: string; xid: string; xactSeq: number }>;
+  /**
    * XIDs of open transactions that a reader has seen in PostgreSQL's output: such a
    * transaction is not replayed under a new XID (resume.ts, `noteShown`).
    */
@@ -397,6 +403,7 @@ export function makeContext(backend: Backend, options: LayerOptions = {}): Layer
     parkSeq: 0,
     parkedLocksByGid: new Map(),
     spentStandIns: [],
+    snapshotPins: new Map(),
     shownXids: new Set(),
     spentXids: [],
     xidsUncounted: false,

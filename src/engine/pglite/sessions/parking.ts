@@ -35,8 +35,17 @@ export function durationMs(shown: string): number {
 export const takesSnapshot = (sql: string) =>
   splitStatements(sql).some((statement) => !noSnapshot.test(statement.sql));
 
-/** Sets the resident's transaction aside so another session can use the backend. */
+/**
+ * Sets the resident's transaction aside so another session can use the backend; then the
+ * stand-ins let go meanwhile are rolled back (one a replay kept for its snapshot holds
+ * ACCESS SHARE on the tables it read: resume.ts).
+ */
 export async function setAside(ctx: LayerContext, r: SessionRecord): Promise<void> {
+  await park(ctx, r);
+  await rollBackSpentStandIns(ctx);
+}
+
+async function park(ctx: LayerContext, r: SessionRecord): Promise<void> {
   const { backend } = ctx;
   const holding = r.holding;
   ctx.resident = null;
@@ -327,8 +336,17 @@ export async function rollbackPrepared(ctx: LayerContext, gid: string): Promise<
   if (reply.error) throw new Error(`ROLLBACK PREPARED: ${reply.error.message}`);
 }
 
-/** Rolls back the stand-ins whose wait is over, if the backend is free for it now. */
+/**
+ * Rolls back the stand-ins whose wait is over, if the backend is free for it now, and
+ * those kept for a snapshot whose transaction has ended (or whose session has).
+ */
 export async function rollBackSpentStandIns(ctx: LayerContext): Promise<void> {
+  for (const [id, pin] of ctx.snapshotPins) {
+    const r = ctx.sessions.get(id);
+    if (r && r.xactSeq === pin.xactSeq && r.holding.kind !== 'none') continue;
+    ctx.snapshotPins.delete(id);
+    ctx.spentStandIns.push(pin.gid);
+  }
   while (!ctx.resident && ctx.spentStandIns.length > 0) {
     await rollbackPrepared(ctx, ctx.spentStandIns.shift()!);
   }

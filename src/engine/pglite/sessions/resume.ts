@@ -10,12 +10,21 @@ import {
   whose,
   type LayerContext,
   type Renumbering,
+  type LoggedStatement,
   type SessionRecord,
 } from './context';
 import { rollBackSpentStandIns, rollbackPrepared, setAside } from './parking';
 import { cancelled, notExpressible, type QueryReply } from './replies';
 import { loadSettings } from './session-settings';
 import { noteSpent, opensSubtransaction } from './spent-xids';
+import {
+  dataDirectory,
+  importBlocked,
+  importPoint,
+  importSnapshot,
+  writeSnapshotFile,
+  type ImportPoint,
+} from './snapshot-import';
 import { isCancelled, runReader } from './watchdog';
 import { committedSince, parkedCte, writtenSince } from './write-counts';
 
@@ -162,16 +171,26 @@ export function xidsHidden(ctx: LayerContext, sql: string): QueryReply | null {
   return notExpressible('xid-renumbered', whose(r.s), r.was, r.now);
 }
 
+/** How a parked transaction is replayed: with its first snapshot imported, and where. */
+interface Replay {
+  importAt: ImportPoint | null;
+}
+
 /**
- * Why `s`'s parked transaction cannot be replayed to go on, or null when it can: every
+ * Why `s`'s parked transaction cannot be replayed to go on, or how it can: every
  * statement it ran can run again, nothing committed since its first snapshot (so a new
  * transaction sees the same data, and its conflicts with the others are the same) or,
- * for READ COMMITTED, nothing written since where it reads (`writtenByOthers`), no
+ * for READ COMMITTED, nothing written since where it reads (`writtenByOthers`), or, for
+ * REPEATABLE READ, its first snapshot can be taken again (`importBlocked`), no
  * reader has seen its XID, and nothing it did would come out differently without its
  * answer showing it (a sequence, the clock, a volatile function, a trigger, a default
  * that is not a constant, the catalog).
  */
-async function cannotReplay(ctx: LayerContext, s: SessionRecord): Promise<string | null> {
+async function cannotReplay(
+  ctx: LayerContext,
+  s: SessionRecord,
+  next: string,
+): Promise<string | Replay> {
   const h = s.holding;
   if (h.kind !== 'parked') return 'it is not parked';
   if (s.xactLog === null) {
@@ -181,9 +200,11 @@ async function cannotReplay(ctx: LayerContext, s: SessionRecord): Promise<string
     );
   }
   if (s.xactSnapshot === null) return 'its first snapshot was not recorded';
-  if (ctx.shownXids.has(h.xid))
-    return `its XID (${h.xid}) has been shown, and a replay takes a new one`;
   const text = s.xactLog.map((e) => e.sql).join('\n');
+  // By entry: a reader's statement need not end with a semicolon.
+  const undoes = s.xactLog.some((e) =>
+    splitStatements(e.sql).some(({ sql }) => toSavepoint.test(sql)),
+  );
   if (clockKeywords.test(text)) return 'it read the clock, which a replay would read later';
   // Its first statement runs again with the clock standing at the transaction's start.
   if (sleeps.test(s.xactLog[0]?.sql ?? '')) {
@@ -191,10 +212,7 @@ async function cannotReplay(ctx: LayerContext, s: SessionRecord): Promise<string
   }
   // Rolling back to a savepoint gives up the row locks taken since it, which another
   // transaction may have taken since: the replay's statement would then wait for it.
-  if (
-    anotherHolds(ctx, s, 'parked') &&
-    splitStatements(text).some(({ sql }) => toSavepoint.test(sql))
-  ) {
+  if (anotherHolds(ctx, s, 'parked') && undoes) {
     return 'it rolled back to a savepoint, giving up row locks another transaction may hold now';
   }
   const called = [...text.matchAll(/\b([a-z_][a-z0-9_$]*)\s*\(/gi)].map((m) => m[1]!.toLowerCase());
@@ -222,10 +240,12 @@ async function cannotReplay(ctx: LayerContext, s: SessionRecord): Promise<string
                 WHERE d.adbin::pg_catalog.text ~ '\\{(SQLVALUEFUNCTION|NEXTVALUEEXPR)'
                    OR EXISTS (SELECT 1 FROM pg_catalog.regexp_matches(d.adbin::pg_catalog.text, ':(?:funcid|opfuncid) (\\d+)', 'g') m
                                 JOIN pg_catalog.pg_proc p ON p.oid = m[1]::pg_catalog.oid
-                               WHERE p.provolatile <> 'i'))`,
+                               WHERE p.provolatile <> 'i')),
+       EXISTS (SELECT 1 FROM pg_catalog.pg_constraint f JOIN written w ON f.conrelid = w.oid
+                WHERE f.contype = 'f')`,
     [h.gid, s.xactSnapshot, JSON.stringify(called), JSON.stringify(replayableVolatile)],
   );
-  const [committed, sequence, catalog, volatile, trigger, defaults] = facts!.rows[0]!;
+  const [committed, sequence, catalog, volatile, trigger, defaults, references] = facts!.rows[0]!;
   if (h.isolation === 'serializable' && (await sharesSerializableWork(ctx, s))) {
     return (
       'another SERIALIZABLE transaction open now wrote where it read, or read where it ' +
@@ -233,17 +253,50 @@ async function cannotReplay(ctx: LayerContext, s: SessionRecord): Promise<string
       'and a replay may not meet it again'
     );
   }
-  if (committed !== '0') {
+  let importAt: ImportPoint | null = null;
+  if (committed !== '0' && h.isolation === 'repeatable read') {
+    const why =
+      readsOthersWork(text) ??
+      failsOnChangedRows(text, undoes, references === 't') ??
+      (await importBlocked(ctx, s, next, stayingOpen(ctx, s), keepsStandIn(ctx, s)));
+    if (why) return `other transactions committed since it began, and ${why}`;
+    importAt = importPoint(s.xactLog);
+  } else if (committed !== '0') {
     const why = await writtenByOthers(ctx, s, text);
     if (why)
       return `other transactions committed since it began (${why}), so its statements might read otherwise`;
+  }
+  // A stand-in kept for the snapshot keeps its XID: the replay, still without one, shows
+  // the same as the original did.
+  if (ctx.shownXids.has(h.xid) && !(importAt && keepsStandIn(ctx, s))) {
+    return `its XID (${h.xid}) has been shown, and a replay takes a new one`;
   }
   if (sequence === 't') return 'it used a sequence, whose values a rollback does not give back';
   if (catalog === 't') return 'it changed the catalog, and a replay would make new objects';
   if (volatile) return `it called ${volatile}, which a replay may answer differently unseen`;
   if (trigger === 't') return 'a trigger runs on a table it changed';
   if (defaults === 't') return 'a table it changed has a default that is not a constant';
-  return null;
+  return { importAt };
+}
+
+/**
+ * The XIDs that stay open while `s`'s parked transaction is replayed: all open now, but
+ * its own, which is rolled back first unless it is kept for the snapshot the replay
+ * imports (`keepsStandIn`), and the stand-in kept for that already (`snapshotPins`).
+ */
+function stayingOpen(ctx: LayerContext, s: SessionRecord): string[] {
+  const h = s.holding;
+  const pin = ctx.snapshotPins.get(s.id);
+  const kept = (xid: string) => h.kind !== 'parked' || xid !== h.xid || keepsStandIn(ctx, s);
+  return [...openXids(ctx).filter(kept), ...(pin ? [pin.xid] : [])];
+}
+
+/**
+ * Whether `s`'s parked transaction, only a stand-in for its snapshot, is kept through a
+ * replay to hold the horizon for the snapshot it imports (none is kept for it yet).
+ */
+function keepsStandIn(ctx: LayerContext, s: SessionRecord): boolean {
+  return s.holding.kind === 'parked' && s.holding.emulatedSnapshot && !ctx.snapshotPins.has(s.id);
 }
 
 /**
@@ -312,13 +365,93 @@ async function writtenByOthers(
   const h = s.holding;
   if (h.kind !== 'parked' || h.isolation !== 'read committed') return 'it is not READ COMMITTED';
   if (!s.xactWrites || !s.xactSnapshot) return 'what they wrote was not counted';
+  return readsOthersWork(text) ?? writtenSince(ctx, h.gid, s.xactSnapshot, s.xactWrites);
+}
+
+/**
+ * Why the statements `text` could answer otherwise after others committed, whatever they
+ * wrote: they read XIDs, statistics or sizes, or rows others hold locks on (a transaction
+ * that only locked rows writes none, but its end changes what SKIP LOCKED skips and what
+ * NOWAIT fails on). Null when they cannot.
+ */
+function readsOthersWork(text: string): string | null {
   if (showsXids.test(text) || showsAges.test(text) || showsOthersWork.test(text)) {
     return 'it read XIDs, snapshots or statistics';
   }
-  // A transaction that only locked rows writes none, but its end changes what SKIP LOCKED
-  // skips and what NOWAIT fails on.
   if (answersByLocks.test(text)) return 'it skipped or refused locked rows';
-  return writtenSince(ctx, h.gid, s.xactSnapshot, s.xactWrites);
+  return null;
+}
+
+/**
+ * Why a REPEATABLE READ replay may fail where the original did not, on a row others
+ * changed since its snapshot, or null. A row it still locks, others could not change, so
+ * its replay's writes meet the versions its snapshot sees, but for two kinds: a row it
+ * locked FOR KEY SHARE (explicitly, or by a foreign key check when it wrote a table that
+ * references another) may have been updated in its other columns, and a change it undid
+ * (ROLLBACK TO SAVEPOINT, or a PL/pgSQL EXCEPTION block) holds nothing. Its replay would
+ * fail there with 40001, could not serialize access due to concurrent update.
+ */
+function failsOnChangedRows(
+  text: string,
+  undoes: boolean,
+  wroteReferencing: boolean,
+): string | null {
+  if (wroteReferencing || keyShare.test(text)) {
+    return 'rows it locked FOR KEY SHARE (as a foreign key check does) may have been updated since, which its replay would fail on';
+  }
+  if (undoes || exceptionBlock.test(text)) {
+    return 'it undid changes to rows that others may have changed since, which its replay would fail on';
+  }
+  return null;
+}
+
+const exceptionBlock = /\bEXCEPTION\b/i;
+
+/** A row lock that lets others update the row's other columns (FOR NO KEY UPDATE). */
+const keyShare = /\bFOR\s+KEY\s+SHARE\b/i;
+
+/** The snapshot a replay imports, and where (`importBlocked`, snapshot-import.ts). */
+interface Imported {
+  at: ImportPoint;
+  snapshot: string;
+  directory: string;
+}
+
+/**
+ * Runs log entry `i` of a replay again. With a snapshot to import, the file is written
+ * right before the first entry begins the transaction, and the snapshot is imported
+ * before the statement that took it the first time; an entry split there answers as the
+ * statements before it and those from it on did together. Resolves to `refused` when
+ * PostgreSQL would not take the snapshot (the transaction block is then aborted).
+ */
+async function replayEntry(
+  ctx: LayerContext,
+  s: SessionRecord,
+  entry: LoggedStatement,
+  i: number,
+  imported: Imported | null,
+): Promise<BackendReply | 'stuck' | { refused: string }> {
+  const write =
+    imported && i === 0
+      ? () => writeSnapshotFile(ctx, imported.snapshot, imported.directory)
+      : undefined;
+  if (!imported || imported.at.entry !== i) {
+    return runReader(ctx, s, entry.sql, entry.params, write);
+  }
+  const statements = splitStatements(entry.sql).map(({ sql }) => sql);
+  const before = statements.slice(0, imported.at.statement).join(';\n');
+  const head = before ? await runReader(ctx, s, before, undefined, write) : null;
+  if (head === 'stuck' || head?.error) return head!;
+  const refused = await importSnapshot(ctx);
+  if (refused) return { refused: `PostgreSQL would not take its snapshot again (${refused})` };
+  const rest = head ? statements.slice(imported.at.statement).join(';\n') : entry.sql;
+  const tail = await runReader(ctx, s, rest, entry.params);
+  if (!head || tail === 'stuck') return tail;
+  return {
+    ...tail,
+    results: [...head.results, ...tail.results],
+    notices: [...head.notices, ...tail.notices],
+  };
 }
 
 /**
@@ -328,15 +461,24 @@ async function writtenByOthers(
  * replay could differ, or, when it did differ, after (the transaction is then gone, and
  * the session's block is aborted).
  */
-export async function resume(ctx: LayerContext, s: SessionRecord): Promise<QueryReply | null> {
+export async function resume(
+  ctx: LayerContext,
+  s: SessionRecord,
+  next: string,
+): Promise<QueryReply | null> {
   const h = s.holding;
   if (h.kind !== 'parked') return null;
-  const why = await cannotReplay(ctx, s);
-  if (why) return notExpressible('parked-goes-on', why);
+  const plan = await cannotReplay(ctx, s, next);
+  if (typeof plan === 'string') return notExpressible('parked-goes-on', plan);
+  const { importAt } = plan;
+  const directory = importAt ? await dataDirectory(ctx) : '';
   const log = s.xactLog!;
   if (ctx.resident) await setAside(ctx, ctx.resident);
   const younger = openXids(ctx).filter((xid) => xid !== h.xid && BigInt(xid) > BigInt(h.xid));
-  await rollbackPrepared(ctx, h.gid);
+  // A stand-in for the snapshot a replay imports holds the horizon for it from now on
+  // (`snapshotPins`), until the transaction ends; one kept already stays.
+  const keepStandIn = importAt !== null && keepsStandIn(ctx, s);
+  if (!keepStandIn) await rollbackPrepared(ctx, h.gid);
   // Its XIDs are spent: the replay takes new ones (a stand-in's was noted when taken).
   // Its savepoints' came after its own, before it was set aside (`xidsBefore`).
   if (!h.emulatedSnapshot) noteSpent(ctx, h.xid);
@@ -346,18 +488,26 @@ export async function resume(ctx: LayerContext, s: SessionRecord): Promise<Query
   }
   await rollBackSpentStandIns(ctx);
   await loadSettings(ctx, s);
+  const imported = importAt && { at: importAt, snapshot: s.xactSnapshot!, directory };
   for (const [i, entry] of log.entries()) {
     // The statement that began it begins the replay at the time it began (`atClock`), so
     // that now() answers in the replay, and after it, as it did.
     const clockMs = i === 0 ? h.shape.clockMs : undefined;
-    const reply = await ctx.backend.atClock(clockMs, () =>
-      runReader(ctx, s, entry.sql, entry.params),
-    );
+    const reply = await ctx.backend.atClock(clockMs, () => replayEntry(ctx, s, entry, i, imported));
+    const refused = typeof reply === 'object' && 'refused' in reply;
+    if (refused && keepStandIn) {
+      // PostgreSQL would not take the snapshot: its stand-in is parked still, as it was.
+      await ctx.backend.exec('ROLLBACK');
+      return notExpressible('parked-goes-on', reply.refused);
+    }
+    if (keepStandIn && importAt.entry === i) {
+      ctx.snapshotPins.set(s.id, { gid: h.gid, xid: h.xid, xactSeq: s.xactSeq });
+    }
     // Stopped by the reader while it ran again (stop.ts): its statement ends as a cancel
     // does, with the transaction block aborted, not as a replay that answered otherwise.
-    const stopped = reply !== 'stuck' && isCancelled(ctx, s, ctx.statementSeq);
-    if (!stopped && reply !== 'stuck' && answerKey(reply) === entry.answer) continue;
-    if (reply === 'stuck' || reply.status !== 'I') await ctx.backend.exec('ROLLBACK');
+    const stopped = !refused && reply !== 'stuck' && isCancelled(ctx, s, ctx.statementSeq);
+    if (!stopped && !refused && reply !== 'stuck' && answerKey(reply) === entry.answer) continue;
+    if (refused || reply === 'stuck' || reply.status !== 'I') await ctx.backend.exec('ROLLBACK');
     s.holding = { kind: 'failed' };
     s.xactLog = null;
     s.xid = null;

@@ -21,6 +21,7 @@ import { recheckPlan, runGuarded, runUndoable, type RowWait } from './recheck';
 import { forgetLog, logStatement, noteShown, resume, toSavepoint, xidsHidden } from './resume';
 import { notExpressible, toReply, type Outcome, type QueryReply } from './replies';
 import { serial } from './journal';
+import { asksAccessExclusive } from './snapshot-import';
 import { byText } from '../../by-text';
 import { leadingKeyword, splitStatements } from '../../split-statements';
 import type { QueryResult } from '../../types';
@@ -392,6 +393,12 @@ export async function runQuery(
       ctx.customSettings.add(name);
     }
   }
+  // A replay that imported its snapshot keeps the stand-in that held it (resume.ts), with
+  // ACCESS SHARE on the tables it read: a statement of its own that asks for ACCESS
+  // EXCLUSIVE would wait for it. Set aside, it is refused as a parked one that goes on.
+  if (ctx.resident === s && ctx.snapshotPins.has(s.id) && asksAccessExclusive(sql)) {
+    await setAside(ctx, s);
+  }
   const holding = s.holding;
   // A parked transaction can only end. A statement of a READ COMMITTED one that would
   // wait still waits, as on a server, since a wait can end without the statement going
@@ -486,7 +493,7 @@ export async function runQuery(
   // check is made again from inside it.
   const ownLocks = verdict.verdict === 'unknown' && verdict.holder === s;
   if (parked && (verdict.verdict === 'free' || ownLocks)) {
-    const refused = await resume(ctx, s);
+    const refused = await resume(ctx, s, sql);
     if (refused) return refused;
     parked = false;
     verdict = await check(ctx, s, sql, params, { quiet: woken });

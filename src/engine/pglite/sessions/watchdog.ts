@@ -85,12 +85,14 @@ export function sendCancel(ctx: LayerContext): Promise<BackendReply> {
  * Sends a reader's statement, numbered for the watchdog, under the caps of an answer
  * (`readerCaps`). A number an earlier backend never answered is not sent again: the
  * caller treats it as a wait. One the reader stopped is answered as a cancel (stop.ts).
+ * `before` is the layer's last query before it, if any (snapshot-import.ts needs that).
  */
 export async function runReader(
   ctx: LayerContext,
   s: SessionRecord,
   sql: string,
   params?: unknown[],
+  before?: () => Promise<void>,
 ): Promise<BackendReply | 'stuck'> {
   const { backend, watch } = ctx;
   const seq = ++ctx.statementSeq;
@@ -99,7 +101,10 @@ export async function runReader(
   ctx.lastSent = { sessionId: s.id, sql };
   if (ctx.stuck.has(seq)) return 'stuck';
   if (isCancelled(ctx, s, seq)) return sendCancel(ctx);
-  if (ctx.replaying || !watch) return backend.run(toSimNames(sql), params, readerCaps);
+  if (ctx.replaying || !watch) {
+    await before?.();
+    return backend.run(toSimNames(sql), params, readerCaps);
+  }
   // Only a lock held by a transaction set aside with PREPARE TRANSACTION can make PGlite's
   // one backend wait (the waits a transaction without locks would make are refused before:
   // a DEFERRABLE snapshot, CREATE INDEX CONCURRENTLY). A statement's news crosses so the
@@ -111,6 +116,7 @@ export async function runReader(
   // Most calls are one statement, so most cost the page one message, not two.
   const quiet = !guarded && callSession.get(ctx) === s.id;
   callSession.delete(ctx);
+  await before?.();
   watch.statement({ seq, sessionId: s.id, guarded, done: false, quiet });
   try {
     return await backend.run(toSimNames(sql), params, readerCaps);
