@@ -285,6 +285,34 @@ async function deniedBeforeWait(engine: Engine, statement: string) {
 }
 
 /**
+ * LOCK in `mode` by a role with SELECT and INSERT on the table, while another transaction
+ * holds SHARE: INSERT lets a role lock up to ROW EXCLUSIVE, which waits for SHARE; a
+ * stronger mode is denied before any wait (LockTableAclCheck).
+ */
+async function lockModeByPrivilege(engine: Engine, mode: string) {
+  const [setup, holder, other] = await sessions(engine, 3);
+  await setup!.query(
+    'DROP TABLE IF EXISTS crate2; DROP ROLE IF EXISTS regress_crate; CREATE ROLE regress_crate; ' +
+      'CREATE TABLE crate2 (a int); GRANT SELECT, INSERT ON crate2 TO regress_crate',
+  );
+  await holder!.query('BEGIN; LOCK crate2 IN SHARE MODE');
+  await other!.query('SET ROLE regress_crate');
+  await other!.query('BEGIN');
+  const locking = other!.query(`LOCK crate2 IN ${mode} MODE`).then(
+    () => 'done',
+    (e: Error) => e.message,
+  );
+  const first = await within(locking, 1000);
+  await holder!.query('COMMIT');
+  const after = await within(locking, 3000);
+  await other!.query('ROLLBACK');
+  await other!.query('RESET ROLE');
+  await setup!.query('DROP TABLE crate2; DROP ROLE regress_crate');
+  for (const s of [setup!, holder!, other!]) await s.close();
+  return { first, after };
+}
+
+/**
  * VACUUM finds every table it is to work on first, then locks one at a time: a table it
  * names that is dropped while it waits for another is skipped with a warning on a server.
  */
@@ -617,6 +645,18 @@ describe('locks on PGlite and on PostgreSQL 18', () => {
       const onServer = await deniedBeforeWait(engines.server.engine, statement);
       expect(onServer.first).not.toBe('waiting');
       expect(await deniedBeforeWait(engines.pglite, statement), statement).toEqual(onServer);
+    }
+  });
+
+  it('INSERT lets a role LOCK up to ROW EXCLUSIVE, which waits; a stronger mode is denied at once', async () => {
+    const denied = 'permission denied for table crate2';
+    const wants = {
+      'ROW EXCLUSIVE': { first: 'waiting', after: 'done' },
+      'SHARE UPDATE EXCLUSIVE': { first: denied, after: denied },
+    };
+    for (const [mode, want] of Object.entries(wants)) {
+      expect(await lockModeByPrivilege(engines.server.engine, mode), mode).toEqual(want);
+      expect(await lockModeByPrivilege(engines.pglite, mode), mode).toEqual(want);
     }
   });
 
