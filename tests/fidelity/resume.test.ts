@@ -154,9 +154,35 @@ async function xidShown(engine: Engine) {
     "SELECT backend_xid IS NOT NULL FROM pg_stat_activity WHERE application_name = 'a'",
   );
   const goesOn = await answer(a!, 'UPDATE tray SET v = 2 WHERE id = 2 RETURNING v');
-  await a!.query('ROLLBACK').catch(() => {});
+  const state = await answer(b!, "SELECT state FROM pg_stat_activity WHERE application_name = 'a'");
+  const look = await answer(
+    b!,
+    "SELECT backend_xid IS NOT NULL FROM pg_stat_activity WHERE application_name = 'a'",
+  );
+  await a!.query('COMMIT');
+  const rows = await answer(b!, 'SELECT xmin = xmin FROM tray WHERE id = 1');
   await closeAll([a!, b!]);
-  return { goesOn };
+  return { goesOn, state, look, rows };
+}
+
+/** The survivor of the classic deadlock goes on; the victim's DETAIL showed its XID. */
+async function deadlockSurvivor(engine: Engine) {
+  const [a, b] = await scene(engine, 'a', 'b');
+  await a!.query('BEGIN');
+  await a!.query('UPDATE tray SET v = 1 WHERE id = 1');
+  await b!.query('BEGIN');
+  await b!.query('UPDATE tray SET v = 2 WHERE id = 2');
+  const waiting = answer(a!, 'UPDATE tray SET v = 1 WHERE id = 2');
+  // Past a's deadlock_timeout (1 s), so the check of b's wait finds the cycle: b fails.
+  await within(waiting, 1500);
+  const victim = await answer(b!, 'UPDATE tray SET v = 2 WHERE id = 1');
+  const survivor = await waiting;
+  await b!.query('ROLLBACK');
+  const goesOn = await answer(a!, 'SELECT id, v FROM tray WHERE id < 3 ORDER BY id');
+  await a!.query('COMMIT');
+  const rows = await answer(b!, 'SELECT id, v FROM tray ORDER BY id');
+  await closeAll([a!, b!]);
+  return { victim: kindOf(victim), survivor, goesOn, rows };
 }
 
 /** The first writer read the clock. */
@@ -414,11 +440,40 @@ describe('a parked transaction that goes on, on PGlite and on PostgreSQL 18', ()
     expect(await ownDeadlockTimeout(engines.pglite)).toEqual(expected);
   });
 
-  it('once a reader saw its XID, or it read the clock, it is refused as parked-goes-on', async () => {
-    expect(await xidShown(engines.server.engine)).toEqual({ goesOn: [['2']] });
-    expect(kindOf((await xidShown(engines.pglite)).goesOn)).toBe('parked-goes-on');
+  it('once a reader saw its XID it goes on under a new one, which stays hidden; once it read the clock, it is refused', async () => {
+    const onServer = await xidShown(engines.server.engine);
+    expect(onServer).toEqual({
+      goesOn: [['2']],
+      state: [['idle in transaction']],
+      look: [['t']],
+      rows: [['t']],
+    });
+    const onPglite = await xidShown(engines.pglite);
+    expect(onPglite.goesOn).toEqual(onServer.goesOn);
+    expect(onPglite.state).toEqual(onServer.state);
+    expect(kindOf(onPglite.look)).toBe('xid-renumbered');
+    expect(kindOf(onPglite.rows)).toBe('xid-renumbered');
     expect(await readTheClock(engines.server.engine)).toEqual({ goesOn: [['4']] });
     expect(kindOf((await readTheClock(engines.pglite)).goesOn)).toBe('parked-goes-on');
+  });
+
+  it('the survivor of a deadlock goes on, though the victim’s DETAIL named its XID', async () => {
+    const expected = {
+      victim: '40P01 deadlock detected',
+      survivor: [],
+      goesOn: [
+        ['1', '1'],
+        ['2', '1'],
+      ],
+      rows: [
+        ['1', '1'],
+        ['2', '1'],
+        ['3', '0'],
+        ['4', '0'],
+      ],
+    };
+    expect(await deadlockSurvivor(engines.server.engine)).toEqual(expected);
+    expect(await deadlockSurvivor(engines.pglite)).toEqual(expected);
   });
 
   it('a replay that answers differently is refused as replay-differs, and the block is aborted', async () => {

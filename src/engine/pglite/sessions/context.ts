@@ -166,6 +166,11 @@ export interface Renumbering {
   was: string;
   now: string;
   passed: string[];
+  /**
+   * A reader had seen `was` (in a deadlock's DETAIL, say): XIDs stay hidden while the
+   * transaction is open, and the rows it wrote or locked carry `now` for good.
+   */
+  shown?: boolean;
 }
 
 /** A table lock a waiting statement asks for. */

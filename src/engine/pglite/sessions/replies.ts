@@ -57,12 +57,19 @@ const refusalWords = {
   'transaction-lost': (why: string) =>
     `this session’s transaction could not be set aside: ${why}; ` +
     'its changes are gone, and the session can start a new transaction',
-  'xid-renumbered': (whom: string, was: string, now: string) =>
+  'xid-renumbered': (whom: string, was: string, now: string, why: string) =>
     `${whom}’s transaction was parked, and went on by being replayed in a new ` +
-    `transaction (its XID was ${was}, now ${now}); that puts it after transactions that ` +
-    'began after it, which on a server it comes before, so a statement that shows XIDs, ' +
-    'their ages or their order (pg_stat_activity, pg_locks, xmin and xmax, VACUUM) ' +
-    'would show them otherwise than a server would, until those transactions end',
+    `transaction (its XID was ${was}, now ${now}); ` +
+    (why === 'rows'
+      ? `a reader had seen ${was}, and the rows it wrote or locked carry the new one, so a ` +
+        'statement that shows the XIDs in rows (xmin, xmax) would show what a server never ' +
+        'would, from now on (Reset starts afresh)'
+      : (why === 'shown'
+          ? `a reader had seen ${was}, so a statement that shows XIDs or their ages`
+          : 'that puts it after transactions that began after it, which on a server it ' +
+            'comes before, so a statement that shows XIDs, their ages or their order') +
+        ' (pg_stat_activity, pg_locks, xmin and xmax, VACUUM) would show them otherwise ' +
+        `than a server would, until ${why === 'shown' ? 'it ends' : 'those transactions end'}`),
   'xid-count-unknown': () =>
     'a transaction went on by being replayed in a new one, and the savepoints it had ' +
     'took XIDs of their own that the in-browser engine could not read, so an age() here ' +

@@ -153,8 +153,20 @@ export function noteShown(ctx: LayerContext, sql: string, reply: QueryReply): vo
 }
 
 /**
+ * What shows a transaction's own XID where its order among others does not matter:
+ * pg_stat_activity's XID columns (or all of them), and ages.
+ */
+const showsXidColumns =
+  /\bbackend_xid\b|\bbackend_xmin\b|\bpg_stat_activity\s*\.\s*\*|\bselect\s+\*|\b(?:age|mxid_age)\s*\(/i;
+
+/** Output that shows the XIDs in rows' headers, which a transaction's rows keep. */
+const showsRowXids = /\b(?:xmin|xmax|heap_page_items|pg_get_multixact_members)\b/i;
+
+/**
  * A refusal for `sql` while a replayed transaction's new XID puts it after transactions
- * it came before on a server, if `sql` could show XIDs or their order; null otherwise.
+ * it came before on a server, or replaces one a reader saw, if `sql` could show XIDs or
+ * their order; after such a transaction ended, if `sql` could show rows' XIDs; null
+ * otherwise.
  */
 export function xidsHidden(ctx: LayerContext, sql: string): QueryReply | null {
   if (ctx.renumbered.length === 0) return null;
@@ -163,17 +175,26 @@ export function xidsHidden(ctx: LayerContext, sql: string): QueryReply | null {
     r.s.xactSeq === r.seq &&
     ctx.sessions.has(r.s.id) &&
     r.s.holding.kind !== 'none' &&
-    r.passed.some((xid) => open.has(xid));
-  const ended = ctx.renumbered.filter((r) => !live(r));
+    (r.shown === true || r.passed.some((xid) => open.has(xid)));
+  const ended = ctx.renumbered.filter((r) => !live(r) && !r.shown);
   for (const r of ended) ctx.renumbered.splice(ctx.renumbered.indexOf(r), 1);
-  const r = ctx.renumbered[0];
-  if (!r || !(showsXids.test(sql) || showsAges.test(sql))) return null;
-  return notExpressible('xid-renumbered', whose(r.s), r.was, r.now);
+  const r = ctx.renumbered.find(live);
+  const shows = r?.passed.some((xid) => open.has(xid))
+    ? showsXids.test(sql) || showsAges.test(sql)
+    : showsXids.test(sql) || showsXidColumns.test(sql);
+  if (r && shows) {
+    return notExpressible('xid-renumbered', whose(r.s), r.was, r.now, r.shown ? 'shown' : 'order');
+  }
+  const kept = ctx.renumbered.find((k) => k.shown);
+  if (!kept || !showsRowXids.test(sql)) return null;
+  return notExpressible('xid-renumbered', whose(kept.s), kept.was, kept.now, 'rows');
 }
 
 /** How a parked transaction is replayed: with its first snapshot imported, and where. */
 interface Replay {
   importAt: ImportPoint | null;
+  /** A reader saw the XID it had, which the replay's replaces (`xidsHidden`). */
+  shown: boolean;
 }
 
 /**
@@ -267,8 +288,11 @@ async function cannotReplay(
       return `other transactions committed since it began (${why}), so its statements might read otherwise`;
   }
   // A stand-in kept for the snapshot keeps its XID: the replay, still without one, shows
-  // the same as the original did.
-  if (ctx.shownXids.has(h.xid) && !(importAt && keepsStandIn(ctx, s))) {
+  // the same as the original did. A transaction that wrote goes on under a new XID, and
+  // from then on XIDs stay hidden where they would show the new one (`xidsHidden`).
+  const shown = ctx.shownXids.has(h.xid) && !(importAt && keepsStandIn(ctx, s));
+  // Its own answers must not have shown it: the replay's would show the new one.
+  if (shown && (h.emulatedSnapshot || showsXids.test(text) || showsAges.test(text))) {
     return `its XID (${h.xid}) has been shown, and a replay takes a new one`;
   }
   if (sequence === 't') return 'it used a sequence, whose values a rollback does not give back';
@@ -276,7 +300,7 @@ async function cannotReplay(
   if (volatile) return `it called ${volatile}, which a replay may answer differently unseen`;
   if (trigger === 't') return 'a trigger runs on a table it changed';
   if (defaults === 't') return 'a table it changed has a default that is not a constant';
-  return { importAt };
+  return { importAt, shown };
 }
 
 /**
@@ -532,14 +556,16 @@ export async function resume(
   // before now, they all read, as its statements from here on will.
   if (h.isolation === 'read committed') s.xactSnapshot = snapshot;
   ctx.resident = s;
-  if (younger.length > 0) {
-    ctx.renumbered.push({ s, seq: s.xactSeq, was: h.xid, now: xid ?? 'none yet', passed: younger });
+  if (younger.length > 0 || plan.shown) {
+    const now = xid ?? 'none yet';
+    ctx.renumbered.push({ s, seq: s.xactSeq, was: h.xid, now, passed: younger, shown: plan.shown });
   }
-  // Statements waiting for its rows wait for the same transaction under its new XID.
+  // Statements waiting for its rows wait for the same transaction under its new XID; a
+  // deadlock's DETAIL names the one a reader saw, if one did, as a server would.
   for (const w of ctx.waiters) {
     if (w.s === s || w.s.blockedBy !== s) continue;
     if (w.rowWait?.holderXid === h.xid) w.rowWait.holderXid = xid;
-    if (xid) w.lock = w.lock.replace(`transaction ${h.xid}`, `transaction ${xid}`);
+    if (xid && !plan.shown) w.lock = w.lock.replace(`transaction ${h.xid}`, `transaction ${xid}`);
   }
   return null;
 }
