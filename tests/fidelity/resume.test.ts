@@ -320,6 +320,30 @@ async function undoneThenTaken(engine: Engine) {
   return { goesOn, after, ends };
 }
 
+/**
+ * A REPEATABLE READ reader goes on while another transaction is open (nothing committed
+ * yet), then after it commits; then its UPDATE waits for a third transaction's row, which
+ * that one changes and commits: a server fails the UPDATE with 40001.
+ */
+async function repeatableReadAcrossWaits(engine: Engine) {
+  const [a, b, c] = await scene(engine, 'a', 'b', 'c');
+  await a!.query('BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT sum(v) FROM tray');
+  await b!.query('BEGIN');
+  await b!.query('UPDATE tray SET v = 2 WHERE id = 2');
+  const open = await answer(a!, 'SELECT sum(v) FROM tray');
+  await b!.query('COMMIT');
+  const committed = await answer(a!, 'SELECT sum(v) FROM tray');
+  await c!.query('BEGIN');
+  await c!.query('UPDATE tray SET v = 3 WHERE id = 3');
+  const waiting = answer(a!, 'UPDATE tray SET v = 9 WHERE id >= 3');
+  const first = await within(waiting, 400);
+  await c!.query('COMMIT');
+  const after = await within(waiting, 3000);
+  await a!.query('ROLLBACK');
+  await closeAll([a!, b!, c!]);
+  return { open, committed, first, after };
+}
+
 describe('a parked transaction that goes on, on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
 
@@ -547,5 +571,15 @@ describe('a parked transaction that goes on, on PGlite and on PostgreSQL 18', ()
     expect(kindOf(onPglite.goesOn)).toBe('parked-goes-on');
     expect(onPglite.after).toEqual(after);
     expect(onPglite.ends).toEqual([]);
+  });
+  it('REPEATABLE READ keeps its snapshot through replays before and after a commit, and meets a row changed while it waited with 40001', async () => {
+    const expected = {
+      open: [['0']],
+      committed: [['0']],
+      first: 'waiting',
+      after: '40001 could not serialize access due to concurrent update',
+    };
+    expect(await repeatableReadAcrossWaits(engines.server.engine)).toEqual(expected);
+    expect(await repeatableReadAcrossWaits(engines.pglite)).toEqual(expected);
   });
 });

@@ -114,8 +114,13 @@ export async function recheckPlan(
   if (since.length === 0) return { kind: 'as-is' };
   // REPEATABLE READ and SERIALIZABLE never re-read a row another transaction changed
   // and committed after their snapshot: a server fails the statement (40001) or lets it
-  // go on by rules of its own. Run again with a new snapshot it would do neither.
+  // go on by rules of its own. Run again with a new snapshot it would do neither. Run
+  // again in a REPEATABLE READ transaction whose snapshot an earlier statement took
+  // (`xactSnapshot`), it reads with that snapshot (its replay imports it, or is refused:
+  // resume.ts) and meets the change as a server does; SERIALIZABLE adds conflicts of its
+  // own, which a replay may not meet.
   const isolation = 'isolation' in s.holding ? s.holding.isolation : 'read committed';
+  if (isolation === 'repeatable read' && s.xactSnapshot !== null) return { kind: 'as-is' };
   if (isolation !== 'read committed') {
     return { kind: 'refuse', why: `it runs in ${isolation.toUpperCase()}` };
   }

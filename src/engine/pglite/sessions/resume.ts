@@ -274,14 +274,17 @@ async function cannotReplay(
       'and a replay may not meet it again'
     );
   }
+  // A REPEATABLE READ replay takes the original's snapshot again whenever it can: after
+  // commits it must; before any, a new one would see the same rows, but show other XIDs.
   let importAt: ImportPoint | null = null;
-  if (committed !== '0' && h.isolation === 'repeatable read') {
+  if (h.isolation === 'repeatable read') {
     const why =
-      readsOthersWork(text) ??
-      failsOnChangedRows(text, undoes, references === 't') ??
+      (committed === '0'
+        ? null
+        : (readsOthersWork(text) ?? failsOnChangedRows(text, undoes, references === 't'))) ??
       (await importBlocked(ctx, s, next, stayingOpen(ctx, s), keepsStandIn(ctx, s)));
-    if (why) return `other transactions committed since it began, and ${why}`;
-    importAt = importPoint(s.xactLog);
+    if (why && committed !== '0') return `other transactions committed since it began, and ${why}`;
+    if (!why) importAt = importPoint(s.xactLog);
   } else if (committed !== '0') {
     const why = await writtenByOthers(ctx, s, text);
     if (why)
