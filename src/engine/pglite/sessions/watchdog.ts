@@ -102,7 +102,7 @@ export async function runReader(
   if (ctx.stuck.has(seq)) return 'stuck';
   if (isCancelled(ctx, s, seq)) return sendCancel(ctx);
   if (ctx.replaying || !watch) {
-    await before?.();
+    if (before) await before();
     return backend.run(toSimNames(sql), params, readerCaps);
   }
   // Only a lock held by a transaction set aside with PREPARE TRANSACTION can make PGlite's
@@ -116,7 +116,7 @@ export async function runReader(
   // Most calls are one statement, so most cost the page one message, not two.
   const quiet = !guarded && callSession.get(ctx) === s.id;
   callSession.delete(ctx);
-  await before?.();
+  if (before) await before();
   watch.statement({ seq, sessionId: s.id, guarded, done: false, quiet });
   try {
     return await backend.run(toSimNames(sql), params, readerCaps);
