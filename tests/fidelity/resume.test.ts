@@ -292,8 +292,58 @@ async function repeatableReadBeyondImport(engine: Engine) {
   await b!.query('UPDATE tray SET v = 2 WHERE id = 2');
   const exclusive = await answer(a!, 'LOCK TABLE tray IN ACCESS EXCLUSIVE MODE');
   await a!.query('ROLLBACK').catch(() => {});
+  // The same once a replay made it resident again, its snapshot's stand-in still kept.
+  await a!.query('BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT sum(v) FROM tray');
+  await b!.query('UPDATE tray SET v = 4 WHERE id = 4');
+  const resident = await answer(a!, 'SELECT sum(v) FROM tray');
+  const exclusiveAfter = await answer(a!, 'LOCK TABLE tray IN ACCESS EXCLUSIVE MODE');
+  await a!.query('ROLLBACK').catch(() => {});
+  // A change undone by ROLLBACK TO SAVEPOINT, to a row another then changes and commits.
+  await a!.query('BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT sum(v) FROM tray');
+  for (const sql of ['SAVEPOINT s', 'UPDATE tray SET v = 7 WHERE id = 1', 'ROLLBACK TO s']) {
+    await a!.query(sql);
+  }
+  await b!.query('UPDATE tray SET v = 1 WHERE id = 1');
+  const undone = await answer(a!, 'SELECT sum(v) FROM tray');
+  await a!.query('ROLLBACK').catch(() => {});
   await closeAll([a!, b!, c!]);
-  return { holderEnded, exclusive };
+  return { holderEnded, exclusive, resident, exclusiveAfter, undone };
+}
+
+/** A REPEATABLE READ reader under a role with SELECT only goes on after a commit. */
+async function repeatableReadUnderRole(engine: Engine) {
+  const [a, b] = await scene(engine, 'a', 'b');
+  await b!.query(
+    'DROP ROLE IF EXISTS regress_tray; CREATE ROLE regress_tray; GRANT SELECT ON tray TO regress_tray',
+  );
+  await a!.query('SET ROLE regress_tray');
+  await a!.query('BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT sum(v) FROM tray');
+  await b!.query('UPDATE tray SET v = 6 WHERE id = 1');
+  const again = await answer(a!, 'SELECT sum(v), current_user FROM tray');
+  await a!.query('COMMIT');
+  await a!.query('RESET ROLE');
+  await b!.query('DROP OWNED BY regress_tray; DROP ROLE regress_tray');
+  await closeAll([a!, b!]);
+  return { again };
+}
+
+/**
+ * A REPEATABLE READ transaction locks FOR KEY SHARE, and checks a foreign key on, a row
+ * another transaction updated in its other columns and committed after its snapshot: a
+ * server lets both go on (only a change of the key conflicts).
+ */
+async function keyShareAfterUpdate(engine: Engine) {
+  const [a, b] = await scene(engine, 'a', 'b');
+  await a!.query('DROP TABLE IF EXISTS tray_ref; CREATE TABLE tray_ref (t int REFERENCES tray)');
+  await a!.query('BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT sum(v) FROM tray');
+  await b!.query('UPDATE tray SET v = 9 WHERE id = 1');
+  const locked = await answer(a!, 'SELECT id, v FROM tray WHERE id = 1 FOR KEY SHARE');
+  await b!.query('UPDATE tray SET v = 8 WHERE id = 2');
+  const referenced = await answer(a!, 'INSERT INTO tray_ref VALUES (2) RETURNING t');
+  await a!.query('COMMIT');
+  await a!.query('DROP TABLE tray_ref');
+  await closeAll([a!, b!]);
+  return { locked, referenced };
 }
 
 /**
@@ -546,13 +596,32 @@ describe('a parked transaction that goes on, on PGlite and on PostgreSQL 18', ()
   });
 
   it('REPEATABLE READ is refused when no transaction holds its snapshot’s horizon, or it asks for ACCESS EXCLUSIVE', async () => {
-    expect(await repeatableReadBeyondImport(engines.server.engine)).toEqual({
+    const onServer = await repeatableReadBeyondImport(engines.server.engine);
+    expect(onServer).toEqual({
       holderEnded: [['0']],
       exclusive: [],
+      resident: [['5']],
+      exclusiveAfter: [],
+      undone: [['9']],
     });
     const onPglite = await repeatableReadBeyondImport(engines.pglite);
     expect(kindOf(onPglite.holderEnded)).toBe('parked-goes-on');
     expect(kindOf(onPglite.exclusive)).toBe('parked-goes-on');
+    expect(onPglite.resident).toEqual(onServer.resident);
+    expect(kindOf(onPglite.exclusiveAfter)).toBe('parked-goes-on');
+    expect(kindOf(onPglite.undone)).toBe('parked-goes-on');
+  });
+
+  it('REPEATABLE READ under a role without superuser rights goes on after a commit', async () => {
+    const expected = { again: [['0', 'regress_tray']] };
+    expect(await repeatableReadUnderRole(engines.server.engine)).toEqual(expected);
+    expect(await repeatableReadUnderRole(engines.pglite)).toEqual(expected);
+  });
+
+  it('REPEATABLE READ locks FOR KEY SHARE, and checks a foreign key on, a row updated since its snapshot, as a server does', async () => {
+    const expected = { locked: [['1', '0']], referenced: [['2']] };
+    expect(await keyShareAfterUpdate(engines.server.engine)).toEqual(expected);
+    expect(await keyShareAfterUpdate(engines.pglite)).toEqual(expected);
   });
   it('after ROLLBACK TO SAVEPOINT sent without semicolons, going on while another holds the row is refused, not hung', async () => {
     const after = [

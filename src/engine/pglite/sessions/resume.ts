@@ -18,7 +18,6 @@ import { cancelled, notExpressible, type QueryReply } from './replies';
 import { loadSettings } from './session-settings';
 import { noteSpent, opensSubtransaction } from './spent-xids';
 import {
-  dataDirectory,
   importBlocked,
   importPoint,
   importSnapshot,
@@ -261,12 +260,10 @@ async function cannotReplay(
                 WHERE d.adbin::pg_catalog.text ~ '\\{(SQLVALUEFUNCTION|NEXTVALUEEXPR)'
                    OR EXISTS (SELECT 1 FROM pg_catalog.regexp_matches(d.adbin::pg_catalog.text, ':(?:funcid|opfuncid) (\\d+)', 'g') m
                                 JOIN pg_catalog.pg_proc p ON p.oid = m[1]::pg_catalog.oid
-                               WHERE p.provolatile <> 'i')),
-       EXISTS (SELECT 1 FROM pg_catalog.pg_constraint f JOIN written w ON f.conrelid = w.oid
-                WHERE f.contype = 'f')`,
+                               WHERE p.provolatile <> 'i'))`,
     [h.gid, s.xactSnapshot, JSON.stringify(called), JSON.stringify(replayableVolatile)],
   );
-  const [committed, sequence, catalog, volatile, trigger, defaults, references] = facts!.rows[0]!;
+  const [committed, sequence, catalog, volatile, trigger, defaults] = facts!.rows[0]!;
   if (h.isolation === 'serializable' && (await sharesSerializableWork(ctx, s))) {
     return (
       'another SERIALIZABLE transaction open now wrote where it read, or read where it ' +
@@ -279,9 +276,7 @@ async function cannotReplay(
   let importAt: ImportPoint | null = null;
   if (h.isolation === 'repeatable read') {
     const why =
-      (committed === '0'
-        ? null
-        : (readsOthersWork(text) ?? failsOnChangedRows(text, undoes, references === 't'))) ??
+      (committed === '0' ? null : (readsOthersWork(text) ?? undidChanges(text, undoes))) ??
       (await importBlocked(ctx, s, next, stayingOpen(ctx, s), keepsStandIn(ctx, s)));
     if (why && committed !== '0') return `other transactions committed since it began, and ${why}`;
     if (!why) importAt = importPoint(s.xactLog);
@@ -410,39 +405,19 @@ function readsOthersWork(text: string): string | null {
 }
 
 /**
- * Why a REPEATABLE READ replay may fail where the original did not, on a row others
- * changed since its snapshot, or null. A row it still locks, others could not change, so
- * its replay's writes meet the versions its snapshot sees, but for two kinds: a row it
- * locked FOR KEY SHARE (explicitly, or by a foreign key check when it wrote a table that
- * references another) may have been updated in its other columns, and a change it undid
- * (ROLLBACK TO SAVEPOINT, or a PL/pgSQL EXCEPTION block) holds nothing. Its replay would
- * fail there with 40001, could not serialize access due to concurrent update.
+ * Why a REPEATABLE READ replay may fail where the original did not, or null. A row the
+ * original still locks, no one could change since, so the replay's writes meet the
+ * versions its snapshot sees; a change it undid (ROLLBACK TO SAVEPOINT, a PL/pgSQL
+ * EXCEPTION block) holds nothing, and done again on a row another changed and committed
+ * meanwhile, it fails with 40001 (`resume.test.ts` checks both on a server).
  */
-function failsOnChangedRows(
-  text: string,
-  undoes: boolean,
-  wroteReferencing: boolean,
-): string | null {
-  if (wroteReferencing || keyShare.test(text)) {
-    return 'rows it locked FOR KEY SHARE (as a foreign key check does) may have been updated since, which its replay would fail on';
-  }
-  if (undoes || exceptionBlock.test(text)) {
-    return 'it undid changes to rows that others may have changed since, which its replay would fail on';
-  }
-  return null;
+function undidChanges(text: string, undoes: boolean): string | null {
+  return undoes || exceptionBlock.test(text)
+    ? 'it undid changes to rows that others may have changed since, which its replay would fail on'
+    : null;
 }
 
 const exceptionBlock = /\bEXCEPTION\b/i;
-
-/** A row lock that lets others update the row's other columns (FOR NO KEY UPDATE). */
-const keyShare = /\bFOR\s+KEY\s+SHARE\b/i;
-
-/** The snapshot a replay imports, and where (`importBlocked`, snapshot-import.ts). */
-interface Imported {
-  at: ImportPoint;
-  snapshot: string;
-  directory: string;
-}
 
 /**
  * Runs log entry `i` of a replay again. With a snapshot to import, the file is written
@@ -456,22 +431,19 @@ async function replayEntry(
   s: SessionRecord,
   entry: LoggedStatement,
   i: number,
-  imported: Imported | null,
+  at: ImportPoint | null,
 ): Promise<BackendReply | 'stuck' | { refused: string }> {
-  const write =
-    imported && i === 0
-      ? () => writeSnapshotFile(ctx, imported.snapshot, imported.directory)
-      : undefined;
-  if (!imported || imported.at.entry !== i) {
+  const write = at && i === 0 ? () => writeSnapshotFile(ctx, s.xactSnapshot!) : undefined;
+  if (!at || at.entry !== i) {
     return runReader(ctx, s, entry.sql, entry.params, write);
   }
   const statements = splitStatements(entry.sql).map(({ sql }) => sql);
-  const before = statements.slice(0, imported.at.statement).join(';\n');
+  const before = statements.slice(0, at.statement).join(';\n');
   const head = before ? await runReader(ctx, s, before, undefined, write) : null;
   if (head === 'stuck' || head?.error) return head!;
   const refused = await importSnapshot(ctx);
   if (refused) return { refused: `PostgreSQL would not take its snapshot again (${refused})` };
-  const rest = head ? statements.slice(imported.at.statement).join(';\n') : entry.sql;
+  const rest = head ? statements.slice(at.statement).join(';\n') : entry.sql;
   const tail = await runReader(ctx, s, rest, entry.params);
   if (!head || tail === 'stuck') return tail;
   return {
@@ -498,7 +470,6 @@ export async function resume(
   const plan = await cannotReplay(ctx, s, next);
   if (typeof plan === 'string') return notExpressible('parked-goes-on', plan);
   const { importAt } = plan;
-  const directory = importAt ? await dataDirectory(ctx) : '';
   const log = s.xactLog!;
   if (ctx.resident) await setAside(ctx, ctx.resident);
   const younger = openXids(ctx).filter((xid) => xid !== h.xid && BigInt(xid) > BigInt(h.xid));
@@ -515,12 +486,11 @@ export async function resume(
   }
   await rollBackSpentStandIns(ctx);
   await loadSettings(ctx, s);
-  const imported = importAt && { at: importAt, snapshot: s.xactSnapshot!, directory };
   for (const [i, entry] of log.entries()) {
     // The statement that began it begins the replay at the time it began (`atClock`), so
     // that now() answers in the replay, and after it, as it did.
     const clockMs = i === 0 ? h.shape.clockMs : undefined;
-    const reply = await ctx.backend.atClock(clockMs, () => replayEntry(ctx, s, entry, i, imported));
+    const reply = await ctx.backend.atClock(clockMs, () => replayEntry(ctx, s, entry, i, importAt));
     const refused = typeof reply === 'object' && 'refused' in reply;
     if (refused && keepStandIn) {
       // PostgreSQL would not take the snapshot: its stand-in is parked still, as it was.

@@ -122,12 +122,6 @@ export function asksAccessExclusive(sql: string): boolean {
   );
 }
 
-/** Where the data directory is, for the file (COPY … TO needs an absolute path). */
-export async function dataDirectory(ctx: LayerContext): Promise<string> {
-  const [dir] = await ctx.backend.exec('SHOW data_directory');
-  return dir!.rows[0]![0]!;
-}
-
 /**
  * Writes `snapshot` (pg_current_snapshot() text) as an exported snapshot of the next
  * transaction the backend begins: ImportSnapshot (src/backend/utils/time/snapmgr.c) checks
@@ -137,11 +131,7 @@ export async function dataDirectory(ctx: LayerContext): Promise<string> {
  * marked overflowed, so PostgreSQL looks their parents up (pg_subtrans) instead of a list.
  * COPY … TO a file needs a superuser: the session's role is set back in the same query.
  */
-export async function writeSnapshotFile(
-  ctx: LayerContext,
-  snapshotText: string,
-  directory: string,
-): Promise<void> {
+export async function writeSnapshotFile(ctx: LayerContext, snapshotText: string): Promise<void> {
   const snapshot = parseSnapshot(snapshotText)!;
   const xid32 = (x: bigint) => String(x & 0xffffffffn);
   const fields = [
@@ -158,6 +148,10 @@ export async function writeSnapshotFile(
   const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
   const [role] = await ctx.backend.exec("SELECT pg_catalog.current_setting('role')");
   const current = role!.rows[0]![0]!;
+  if (current !== 'none') await ctx.backend.exec('RESET ROLE');
+  // COPY … TO needs an absolute path; data_directory is a superuser's to read.
+  const [setting] = await ctx.backend.exec('SHOW data_directory');
+  const directory = setting!.rows[0]![0]!;
   const copy = `COPY (
       SELECT pg_catalog.unnest(ARRAY[
                'vxid:' || pg_catalog.split_part(l.virtualtransaction, '/', 1) || '/' ||
@@ -172,7 +166,7 @@ export async function writeSnapshotFile(
   await ctx.backend.exec(
     current === 'none'
       ? copy
-      : `RESET ROLE; ${copy}; SELECT pg_catalog.set_config('role', ${literal(current)}, false)`,
+      : `${copy}; SELECT pg_catalog.set_config('role', ${literal(current)}, false)`,
   );
 }
 
