@@ -167,6 +167,12 @@ export const refusalKinds = [
    * transactions, not the sessions.
    */
   'backend-locks',
+  /**
+   * Cumulative statistics that one backend shows otherwise: counts another session's open
+   * transaction made, which a server keeps in that session's backend until it ends, or a
+   * transaction's cached statistics, dropped when the backend switched transactions.
+   */
+  'statistics-shared',
   /** A session-level advisory lock the layer cannot follow (shared, or a computed key). */
   'advisory-untracked',
   /** pg_try_advisory_lock on a key another session holds: the backend would say true. */

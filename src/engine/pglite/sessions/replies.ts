@@ -93,6 +93,19 @@ const refusalWords = {
     'transactions set aside for other sessions are prepared ones there, with no pid (and ' +
     'waits are the in-browser engine’s, not the backend’s), so it would not show the ' +
     'sessions and their locks as a server would; pg_stat_activity shows the sessions',
+  'statistics-shared': (why: string) =>
+    why === 'cached'
+      ? 'this transaction read the statistics before, and keeps what it read until it ' +
+        'ends (stats_fetch_consistency); here another session’s statement ran since, in ' +
+        'PGlite’s one backend, which every session shares, and that dropped what this ' +
+        'transaction kept, so it would read them afresh'
+      : (why === 'own-pending'
+          ? 'this transaction’s own statements counted calls, scans or reads that a server ' +
+            'keeps in this session’s backend until the transaction ends'
+          : 'another session’s open transaction counted calls, scans or reads that a server ' +
+            'keeps in that session’s backend until its transaction ends') +
+        '; here every session shares PGlite’s one backend, which may have sent them out ' +
+        'already, so these statistics could count what a server’s would not yet',
   'advisory-untracked': () =>
     'session-level advisory locks belong to the backend, which every session here shares; ' +
     'the in-browser engine keeps them apart only for exclusive locks with literal ' +

@@ -38,6 +38,7 @@ import { lockModes, statementNeeds } from '../waits';
 import { check, likelyHolder, mergeMatchedRows, parkedLocksOn, type Verdict } from './wait-checks';
 import { retryWaitersOn, setOrReset, waitFor, wakeWaiters } from './waiting';
 import { asksAge, spentSetting, uncountedRefusal, withholdCounts } from './spent-xids';
+import { readsStatistics, statisticsShared } from './statistics';
 import { runReader } from './watchdog';
 
 /** Creating a temporary table, view or sequence (each backend has its own on a server). */
@@ -361,6 +362,7 @@ const textFacts = byText((sql: string) => {
     waitsForOlder: some(waitsForOlder),
     waitsForReaders: some(waitsForReaders),
     readsSessions: readsSessions.test(sql),
+    readsStatistics: readsStatistics(sql),
     asksAge: asksAge.test(sql),
     toSavepoint: some(toSavepoint),
   } as const;
@@ -432,6 +434,8 @@ export async function runQuery(
     return notExpressible('session-sequence');
   }
   if (facts.backendLocks) return notExpressible('backend-locks', facts.backendLocks);
+  const statistics = facts.readsStatistics ? await statisticsShared(ctx, s, sql) : null;
+  if (statistics) return notExpressible('statistics-shared', statistics);
   if (facts.readersPrepare) {
     return notExpressible('prepared-by-reader');
   }
