@@ -173,6 +173,13 @@ export const refusalKinds = [
    * transaction's cached statistics, dropped when the backend switched transactions.
    */
   'statistics-shared',
+  /**
+   * What a replay left behind: statistics that counted the replayed statements twice, and
+   * the dead row versions of the rolled-back original (VACUUM VERBOSE, n_dead_tup, ctid).
+   */
+  'replay-traces',
+  /** pg_stat_get_activity() and the pg_stat_get_backend functions: PGlite's one backend. */
+  'backend-status',
   /** A session-level advisory lock the layer cannot follow (shared, or a computed key). */
   'advisory-untracked',
   /** pg_try_advisory_lock on a key another session holds: the backend would say true. */

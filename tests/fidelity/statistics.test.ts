@@ -74,6 +74,24 @@ async function deadRows(engine: Engine) {
   return dead;
 }
 
+/** What B's own transaction counted so far, after A inserted a row. */
+async function ownCounts(engine: Engine) {
+  const a = await engine.openSession({ applicationName: 'a' });
+  const b = await engine.openSession({ applicationName: 'b' });
+  await a.query('DROP TABLE IF EXISTS stat_own; CREATE TABLE stat_own (id int)');
+  await a.query('SELECT pg_stat_force_next_flush()');
+  await a.query('INSERT INTO stat_own VALUES (1)');
+  await b.query('BEGIN');
+  const got = [
+    await answer(b, "SELECT n_tup_ins FROM pg_stat_xact_user_tables WHERE relname = 'stat_own'"),
+    await answer(b, 'SELECT count(*) FROM pg_stat_get_backend_idset()'),
+  ];
+  await b.query('COMMIT');
+  await a.close();
+  await b.close();
+  return got;
+}
+
 describe('cumulative statistics with several sessions', () => {
   const engines = bothEngines();
 
@@ -92,6 +110,15 @@ describe('cumulative statistics with several sessions', () => {
     const [first, second] = await readTwice(engines.pglite, 'cache');
     expect(first).toEqual([['1']]);
     expect(kindOf(second)).toBe('statistics-shared');
+  });
+
+  it('of the own transaction, and backends by slot, are refused on PGlite', async () => {
+    const [own] = await ownCounts(engines.server.engine);
+    expect(own).toEqual([['0']]);
+    expect((await ownCounts(engines.pglite)).map(kindOf)).toEqual([
+      'statistics-shared',
+      'backend-status',
+    ]);
   });
 
   it('are answered as on a server where nothing is kept or pending', async () => {

@@ -37,6 +37,8 @@ export interface LayerSnapshot {
   sessionsReadIndirectly: boolean;
   /** Transactions replayed under a new XID, their session by id (resume.ts). */
   renumbered: (Omit<Renumbering, 's'> & { sessionId: number })[];
+  /** What replays left behind (replay-traces.ts). */
+  replayTraces: { replayed: boolean; written: string[] };
   slots: Slots | undefined;
   databaseOid: string | undefined;
   /** Custom settings defined in the backend (context.ts, `customSettings`). */
@@ -191,6 +193,10 @@ function snapshot(ctx: LayerContext): LayerSnapshot {
     xidsUncounted: ctx.xidsUncounted,
     sessionsReadIndirectly: ctx.sessionsReadIndirectly,
     renumbered: ctx.renumbered.map(({ s, ...r }) => ({ ...structuredClone(r), sessionId: s.id })),
+    replayTraces: {
+      replayed: ctx.replayTraces.replayed,
+      written: [...ctx.replayTraces.written],
+    },
     slots: ctx.slots,
     databaseOid: ctx.databaseOid,
     customSettings: [...ctx.customSettings],
@@ -235,6 +241,8 @@ export async function restoreCheckpoint(
   ctx.spentXids.push(...layer.spentXids.map(BigInt));
   ctx.xidsUncounted = layer.xidsUncounted;
   ctx.sessionsReadIndirectly = layer.sessionsReadIndirectly;
+  ctx.replayTraces.replayed = layer.replayTraces.replayed;
+  for (const oid of layer.replayTraces.written) ctx.replayTraces.written.add(oid);
   for (const name of layer.customSettings) ctx.customSettings.add(name);
   // A backend booted from a data directory has no sequence used yet in it.
   ctx.backendUsers = 'shared';

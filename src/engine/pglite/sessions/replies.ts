@@ -93,19 +93,36 @@ const refusalWords = {
     'transactions set aside for other sessions are prepared ones there, with no pid (and ' +
     'waits are the in-browser engine’s, not the backend’s), so it would not show the ' +
     'sessions and their locks as a server would; pg_stat_activity shows the sessions',
+  'replay-traces': (tables: string) =>
+    'a parked transaction went on by being replayed: the in-browser engine rolled it back ' +
+    'and ran its statements again, where a server ran them once, so PostgreSQL ' +
+    (tables === ''
+      ? 'counted their scans and calls twice, and these statistics would show both'
+      : `counted its work twice, and the rows the rolled-back one wrote in ${tables} are ` +
+        'dead row versions there, which a server never had: what counts rows or dead ' +
+        'ones, or shows where rows lie, would show them') +
+    ' (Reset starts afresh)',
+  'backend-status': (what: string) =>
+    `${what} shows the server's backends by their slots, and here every session shares ` +
+    'PGlite’s one backend, so it would show that one alone; pg_stat_activity shows the ' +
+    'sessions (its pid is each session’s own, as pg_backend_pid() answers)',
   'statistics-shared': (why: string) =>
     why === 'cached'
       ? 'this transaction read the statistics before, and keeps what it read until it ' +
         'ends (stats_fetch_consistency); here another session’s statement ran since, in ' +
         'PGlite’s one backend, which every session shares, and that dropped what this ' +
         'transaction kept, so it would read them afresh'
-      : (why === 'own-pending'
-          ? 'this transaction’s own statements counted calls, scans or reads that a server ' +
-            'keeps in this session’s backend until the transaction ends'
-          : 'another session’s open transaction counted calls, scans or reads that a server ' +
-            'keeps in that session’s backend until its transaction ends') +
-        '; here every session shares PGlite’s one backend, which may have sent them out ' +
-        'already, so these statistics could count what a server’s would not yet',
+      : why === 'xact'
+        ? 'the pg_stat_xact views and functions show what the backend counted and has not ' +
+          'yet sent out; here every session shares PGlite’s one backend, so they would count ' +
+          'other sessions’ work too, where a server counts this session’s own'
+        : (why === 'own-pending'
+            ? 'this transaction’s own statements counted calls, scans or reads that a server ' +
+              'keeps in this session’s backend until the transaction ends'
+            : 'another session’s open transaction counted calls, scans or reads that a server ' +
+              'keeps in that session’s backend until its transaction ends') +
+          '; here every session shares PGlite’s one backend, which may have sent them out ' +
+          'already, so these statistics could count what a server’s would not yet',
   'advisory-untracked': () =>
     'session-level advisory locks belong to the backend, which every session here shares; ' +
     'the in-browser engine keeps them apart only for exclusive locks with literal ' +

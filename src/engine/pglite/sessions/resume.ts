@@ -14,6 +14,7 @@ import {
   type SessionRecord,
 } from './context';
 import { rollBackSpentStandIns, rollbackPrepared, setAside } from './parking';
+import { noteWritten } from './replay-traces';
 import { cancelled, notExpressible, type QueryReply } from './replies';
 import { loadSettings } from './session-settings';
 import { noteSpent, opensSubtransaction } from './spent-xids';
@@ -476,7 +477,11 @@ export async function resume(
   // A stand-in for the snapshot a replay imports holds the horizon for it from now on
   // (`snapshotPins`), until the transaction ends; one kept already stays.
   const keepStandIn = importAt !== null && keepsStandIn(ctx, s);
-  if (!keepStandIn) await rollbackPrepared(ctx, h.gid);
+  if (!keepStandIn) {
+    await noteWritten(ctx, h.gid);
+    await rollbackPrepared(ctx, h.gid);
+  }
+  ctx.replayTraces.replayed = true;
   // Its XIDs are spent: the replay takes new ones (a stand-in's was noted when taken).
   // Its savepoints' came after its own, before it was set aside (`xidsBefore`).
   if (!h.emulatedSnapshot) noteSpent(ctx, h.xid);

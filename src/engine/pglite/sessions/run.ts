@@ -38,6 +38,7 @@ import { lockModes, statementNeeds } from '../waits';
 import { check, likelyHolder, mergeMatchedRows, parkedLocksOn, type Verdict } from './wait-checks';
 import { retryWaitersOn, setOrReset, waitFor, wakeWaiters } from './waiting';
 import { asksAge, spentSetting, uncountedRefusal, withholdCounts } from './spent-xids';
+import { replayTraceRefusal } from './replay-traces';
 import { readsStatistics, statisticsShared } from './statistics';
 import { runReader } from './watchdog';
 
@@ -53,6 +54,12 @@ const backendWide = /\bWITH\s+HOLD\b|(?:^|;)\s*(?:LISTEN|UNLISTEN)\b/im;
  * session's, the parked transactions as prepared ones with none, and no layer's waits.
  */
 const backendLocks = /\b(pg_locks|pg_blocking_pids|pg_safe_snapshot_blocking_pids)\b/i;
+
+/**
+ * The functions under pg_stat_activity, which show backends by their slots: PGlite's one
+ * backend, not the sessions (the layer's pg_stat_activity shows those).
+ */
+const backendStatus = /\b(pg_stat_get_activity|pg_stat_get_backend_\w+)\s*\(/i;
 
 /**
  * Runs `sql` for session `id` as the client sent it: the session shows it as its query
@@ -358,6 +365,8 @@ const textFacts = byText((sql: string) => {
     sessionSequence: sessionSequence.test(sql),
     /** The view or function that shows the backend's own locks, if `sql` names one. */
     backendLocks: backendLocks.exec(sql)?.[1]!.toLowerCase() ?? null,
+    /** A function that shows backends by their slots, if `sql` calls one. */
+    backendStatus: backendStatus.exec(sql)?.[1]!.toLowerCase() ?? null,
     readersPrepare: some(readersPrepare),
     waitsForOlder: some(waitsForOlder),
     waitsForReaders: some(waitsForReaders),
@@ -434,8 +443,11 @@ export async function runQuery(
     return notExpressible('session-sequence');
   }
   if (facts.backendLocks) return notExpressible('backend-locks', facts.backendLocks);
+  if (facts.backendStatus) return notExpressible('backend-status', facts.backendStatus);
   const statistics = facts.readsStatistics ? await statisticsShared(ctx, s, sql) : null;
   if (statistics) return notExpressible('statistics-shared', statistics);
+  const traces = await replayTraceRefusal(ctx, sql);
+  if (traces) return traces;
   if (facts.readersPrepare) {
     return notExpressible('prepared-by-reader');
   }

@@ -10,14 +10,15 @@ import type { LayerContext, SessionRecord } from './context';
 import { splitStatements } from '../../split-statements';
 
 /** Calls of functions, which a backend counts as they run (when track_functions says so). */
-const functionCounts = /\bpg_stat_(?:xact_)?user_functions\b|\bpg_stat_get_(?:xact_)?function_\w+/i;
+export const functionCounts =
+  /\bpg_stat_(?:xact_)?user_functions\b|\bpg_stat_get_(?:xact_)?function_\w+/i;
 
 /**
  * Counts a backend adds to tables' statistics as a statement runs, not when its
  * transaction ends: scans, rows read, blocks read. Named by view, column or function, or
  * read whole by `*` from a view of tables', indexes' or the database's statistics.
  */
-const scanCounts = new RegExp(
+export const scanCounts = new RegExp(
   [
     String.raw`\bpg_stat_get_(?:xact_)?(?:numscans|lastscan|tuples_returned|tuples_fetched|blocks_fetched|blocks_hit)\b`,
     String.raw`\bpg_statio_\w+|\bpg_stat_io\b`,
@@ -26,6 +27,9 @@ const scanCounts = new RegExp(
   ].join('|'),
   'i',
 );
+
+/** The counts a backend has made and not yet sent out, its own transaction's among them. */
+const pendingCounts = /\bpg_stat_(?:get_)?xact_\w+/i;
 
 /**
  * Any cumulative statistics: the pg_stat and pg_statio views and pg_stat_get functions,
@@ -100,6 +104,9 @@ export async function statisticsShared(
   s: SessionRecord,
   sql: string,
 ): Promise<string | null> {
+  // What the backend counted and has not sent out: any session's, since its last flush.
+  const users = ctx.backendUsers;
+  if (pendingCounts.test(sql) && users !== 'none' && users !== s.id) return 'xact';
   if (ctx.sessions.size < 2) return null;
   const scans = scanCounts.test(sql);
   if (scans || functionCounts.test(sql)) {

@@ -1,0 +1,69 @@
+// A parked transaction goes on by being rolled back and run again: PostgreSQL sees its
+// statements twice, and the rows the rolled-back original wrote stay behind as dead row
+// versions. A server ran it once. What would show that is refused; the rest is answered
+// as on a server.
+import { describe, expect, it } from 'vitest';
+import { NotExpressibleError, type Engine } from '../../src/engine/types';
+import { answer, kindOf } from '../support/answer';
+import { bothEngines, vacuumTuples } from '../support/both-engines';
+
+/** VACUUM (VERBOSE)'s tuples line, or the refusal's kind. */
+async function vacuumed(s: Awaited<ReturnType<Engine['openSession']>>, table: string) {
+  try {
+    return vacuumTuples((await s.query(`VACUUM (VERBOSE) ${table}`)).notices);
+  } catch (e) {
+    if (e instanceof NotExpressibleError) return e.kind;
+    throw e;
+  }
+}
+
+/** A updates rows, B reads, A updates more (on PGlite, a replay) and commits. */
+async function afterReplay(engine: Engine) {
+  const a = await engine.openSession({ applicationName: 'a' });
+  const b = await engine.openSession({ applicationName: 'b' });
+  await a.query(
+    'DROP TABLE IF EXISTS trace_ledger, trace_other; ' +
+      'CREATE TABLE trace_ledger (id int PRIMARY KEY, v int) WITH (autovacuum_enabled = off); ' +
+      'INSERT INTO trace_ledger SELECT g, 0 FROM generate_series(1, 10) g; ' +
+      'CREATE TABLE trace_other (id int) WITH (autovacuum_enabled = off); ' +
+      'INSERT INTO trace_other VALUES (1), (2); DELETE FROM trace_other WHERE id = 1',
+  );
+  await a.query('BEGIN');
+  await a.query('UPDATE trace_ledger SET v = 1 WHERE id <= 3');
+  const read = await answer(b, 'SELECT count(*) FROM trace_ledger');
+  await a.query('UPDATE trace_ledger SET v = 2 WHERE id = 4');
+  await a.query('COMMIT');
+  const got = {
+    read,
+    rows: await answer(b, 'SELECT id, v FROM trace_ledger WHERE v > 0 ORDER BY id'),
+    dead: kindOf(
+      await answer(b, "SELECT n_dead_tup FROM pg_stat_user_tables WHERE relname = 'trace_ledger'"),
+    ),
+    ctid: kindOf(await answer(b, 'SELECT ctid FROM trace_ledger WHERE id = 1')),
+    other: await vacuumed(b, 'trace_other'),
+    ledger: await vacuumed(b, 'trace_ledger'),
+  };
+  await a.close();
+  await b.close();
+  return got;
+}
+
+describe('what a replay leaves behind', () => {
+  const engines = bothEngines();
+
+  it('is refused where it would show, and the rest answered as on a server', async () => {
+    const server = await afterReplay(engines.server.engine);
+    expect(server.ledger).toMatch(/^tuples: 4 removed, 10 remain/);
+    expect(server.other).toMatch(/^tuples: 1 removed, 1 remain/);
+    expect(server.ctid).toEqual([['(0,11)']]);
+    const pglite = await afterReplay(engines.pglite);
+    expect(pglite).toEqual({
+      read: server.read,
+      rows: server.rows,
+      dead: 'replay-traces',
+      ctid: 'replay-traces',
+      other: server.other,
+      ledger: 'replay-traces',
+    });
+  });
+});
