@@ -40,6 +40,8 @@ async function afterReplay(engine: Engine) {
       await answer(b, "SELECT n_dead_tup FROM pg_stat_user_tables WHERE relname = 'trace_ledger'"),
     ),
     ctid: kindOf(await answer(b, 'SELECT ctid FROM trace_ledger WHERE id = 1')),
+    costs: kindOf(await answer(b, 'EXPLAIN SELECT * FROM trace_ledger')),
+    plan: await answer(b, 'EXPLAIN (COSTS OFF) SELECT * FROM trace_ledger WHERE id = 2'),
     other: await vacuumed(b, 'trace_other'),
     ledger: await vacuumed(b, 'trace_ledger'),
   };
@@ -56,12 +58,18 @@ describe('what a replay leaves behind', () => {
     expect(server.ledger).toMatch(/^tuples: 4 removed, 10 remain/);
     expect(server.other).toMatch(/^tuples: 1 removed, 1 remain/);
     expect(server.ctid).toEqual([['(0,11)']]);
+    expect(server.plan).toEqual([
+      ['Index Scan using trace_ledger_pkey on trace_ledger'],
+      ['  Index Cond: (id = 2)'],
+    ]);
     const pglite = await afterReplay(engines.pglite);
     expect(pglite).toEqual({
       read: server.read,
       rows: server.rows,
       dead: 'replay-traces',
       ctid: 'replay-traces',
+      costs: 'replay-traces',
+      plan: server.plan,
       other: server.other,
       ledger: 'replay-traces',
     });

@@ -16,6 +16,15 @@ const rowCounts =
 /** A VACUUM or ANALYZE that reports what it found (dead row versions among it). */
 const reports = /^\s*(?:VACUUM|ANALYZE|ANALYSE)\b[^;]*\bVERBOSE\b/i;
 
+/**
+ * An EXPLAIN that shows numbers: costs and row estimates, which the planner takes from the
+ * table's size in pages, and what ANALYZE counts as the plan runs.
+ */
+const explainsNumbers = (sql: string) =>
+  /^\s*EXPLAIN\b/i.test(sql) &&
+  (!/\bCOSTS\s+(?:OFF|FALSE|0)\b/i.test(sql) ||
+    /\bANALY[SZ]E\b(?!\s+(?:OFF|FALSE|0)\b)/i.test(sql));
+
 /** What shows where rows lie and how much room they take. */
 const showsLayout =
   /\bctid\b|\bpg_(?:total_)?relation_size\b|\bpg_table_size\b|\bpg_indexes_size\b|\bpg_relpages\b|\bpgstattuple\w*|\bpg_visibility\w*|\bpg_freespace\b|\bheap_page_items\b|\bget_raw_page\b/i;
@@ -47,15 +56,17 @@ export async function replayTraceRefusal(
   if (scanCounts.test(sql) || functionCounts.test(sql)) return notExpressible('replay-traces', '');
   if (written.size === 0) return null;
   const layout = rowCounts.test(sql) || showsLayout.test(sql);
-  if (!layout && !reports.test(sql)) return null;
+  const explains = explainsNumbers(sql);
+  if (!layout && !explains && !reports.test(sql)) return null;
   const tables = await writtenNames(ctx);
   if (tables.length === 0) return null;
   const refusal = notExpressible('replay-traces', tables.join(', '));
   if (layout) return refusal;
-  // A report names one of those tables, or none, and then goes through every table.
+  // A plan or a report names one of those tables; a report that names none goes through
+  // every table.
   const named = (name: string) =>
     new RegExp(`(?<![\\w$])${name.replace(/[^\w]/g, '\\$&')}(?![\\w$])`, 'i').test(sql);
-  return tables.some(named) || !namesTables(sql) ? refusal : null;
+  return tables.some(named) || (!explains && !namesTables(sql)) ? refusal : null;
 }
 
 /** Whether a VACUUM or ANALYZE names the tables it is to go through. */

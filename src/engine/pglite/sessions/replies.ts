@@ -100,7 +100,8 @@ const refusalWords = {
       ? 'counted their scans and calls twice, and these statistics would show both'
       : `counted its work twice, and the rows the rolled-back one wrote in ${tables} are ` +
         'dead row versions there, which a server never had: what counts rows or dead ' +
-        'ones, or shows where rows lie, would show them') +
+        'ones, shows where rows lie, or costs a plan by the pages they take would show ' +
+        'them') +
     ' (Reset starts afresh)',
   'backend-status': (what: string) =>
     `${what} shows the server's backends by their slots, and here every session shares ` +
