@@ -50,8 +50,35 @@ async function afterReplay(engine: Engine) {
   return got;
 }
 
+/** B updates a row while A's transaction, which updated another, is parked on PGlite. */
+async function scansBeside(engine: Engine) {
+  const a = await engine.openSession({ applicationName: 'a' });
+  const b = await engine.openSession({ applicationName: 'b' });
+  await a.query(
+    'DROP TABLE IF EXISTS trace_scans; CREATE TABLE trace_scans (id int PRIMARY KEY, v int); ' +
+      'INSERT INTO trace_scans SELECT g, 0 FROM generate_series(1, 10) g',
+  );
+  await a.query('BEGIN');
+  await a.query('UPDATE trace_scans SET v = 1 WHERE id = 1');
+  await b.query('UPDATE trace_scans SET v = 2 WHERE id = 2');
+  await a.query('COMMIT');
+  for (const s of [a, b]) await s.query('SELECT pg_stat_force_next_flush()');
+  const got = await answer(
+    b,
+    "SELECT seq_scan + idx_scan FROM pg_stat_user_tables WHERE relname = 'trace_scans'",
+  );
+  await a.close();
+  await b.close();
+  return got;
+}
+
 describe('what a replay leaves behind', () => {
   const engines = bothEngines();
+
+  it('counts no scans a server never made: refused once the layer read a parked table', async () => {
+    expect(await scansBeside(engines.server.engine)).toEqual([[expect.stringMatching(/^\d+$/)]]);
+    expect(kindOf(await scansBeside(engines.pglite))).toBe('replay-traces');
+  });
 
   it('is refused where it would show, and the rest answered as on a server', async () => {
     const server = await afterReplay(engines.server.engine);

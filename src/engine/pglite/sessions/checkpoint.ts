@@ -38,7 +38,7 @@ export interface LayerSnapshot {
   /** Transactions replayed under a new XID, their session by id (resume.ts). */
   renumbered: (Omit<Renumbering, 's'> & { sessionId: number })[];
   /** What replays left behind (replay-traces.ts). */
-  replayTraces: { replayed: boolean; written: string[] };
+  replayTraces: { scanned: boolean; written: string[] };
   slots: Slots | undefined;
   databaseOid: string | undefined;
   /** Custom settings defined in the backend (context.ts, `customSettings`). */
@@ -194,7 +194,7 @@ function snapshot(ctx: LayerContext): LayerSnapshot {
     sessionsReadIndirectly: ctx.sessionsReadIndirectly,
     renumbered: ctx.renumbered.map(({ s, ...r }) => ({ ...structuredClone(r), sessionId: s.id })),
     replayTraces: {
-      replayed: ctx.replayTraces.replayed,
+      scanned: ctx.replayTraces.scanned,
       written: [...ctx.replayTraces.written],
     },
     slots: ctx.slots,
@@ -241,7 +241,7 @@ export async function restoreCheckpoint(
   ctx.spentXids.push(...layer.spentXids.map(BigInt));
   ctx.xidsUncounted = layer.xidsUncounted;
   ctx.sessionsReadIndirectly = layer.sessionsReadIndirectly;
-  ctx.replayTraces.replayed = layer.replayTraces.replayed;
+  ctx.replayTraces.scanned = layer.replayTraces.scanned;
   for (const oid of layer.replayTraces.written) ctx.replayTraces.written.add(oid);
   for (const name of layer.customSettings) ctx.customSettings.add(name);
   // A backend booted from a data directory has no sequence used yet in it.

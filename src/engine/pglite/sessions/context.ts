@@ -357,11 +357,12 @@ export interface LayerContext {
   /** Transactions replayed under a new XID while younger ones were open (resume.ts). */
   readonly renumbered: Renumbering[];
   /**
-   * What replays left behind (replay-traces.ts): whether one ran (PostgreSQL counted the
-   * work of its statements twice), and the relations a rolled-back original wrote (their
-   * dead row versions), by OID.
+   * What the layer left behind (replay-traces.ts): whether PostgreSQL counted scans a
+   * server never made (a replay ran statements twice, or the layer's own queries checked a
+   * statement against parked transactions), and the relations a rolled-back original of a
+   * replay wrote (their dead row versions), by OID.
    */
-  readonly replayTraces: { replayed: boolean; written: Set<string> };
+  readonly replayTraces: { scanned: boolean; written: Set<string> };
   readonly waiters: Waiter[];
   /**
    * Statements in flight: a `SELECT pg_sleep(n)` while other sessions are open is not
@@ -423,7 +424,7 @@ export function makeContext(backend: Backend, options: LayerOptions = {}): Layer
     lastSent: null,
     customSettings: new Set(),
     renumbered: [],
-    replayTraces: { replayed: false, written: new Set() },
+    replayTraces: { scanned: false, written: new Set() },
     waiters: [],
     sleepers: new Map(),
     advisoryHeld: new Map(),

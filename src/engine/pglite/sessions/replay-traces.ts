@@ -1,9 +1,11 @@
-// What a replay leaves behind (resume.ts). A parked transaction goes on by being rolled
-// back and run again, so PostgreSQL saw its statements twice: it counted their scans,
-// calls and rows twice in the statistics, and the rows the rolled-back original wrote stay
-// in its tables as dead row versions, taking room on their pages, until VACUUM removes
-// them. A server ran the transaction once. What would show either is refused
-// (`replay-traces`), until Reset starts afresh.
+// What the layer leaves behind in PostgreSQL's statistics and tables. A parked transaction
+// goes on by being rolled back and run again (resume.ts), so PostgreSQL saw its statements
+// twice: it counted their scans, calls and rows twice, and the rows the rolled-back
+// original wrote stay in its tables as dead row versions, taking room on their pages,
+// until VACUUM removes them. And while transactions are parked, the layer's own queries
+// read the tables they lock (wait-checks.ts, recheck.ts), which PostgreSQL counts as
+// scans. A server did none of this. What would show it is refused (`replay-traces`),
+// until Reset starts afresh.
 import type { LayerContext } from './context';
 import { notExpressible, type QueryReply } from './replies';
 import { functionCounts, scanCounts } from './statistics';
@@ -51,8 +53,8 @@ export async function replayTraceRefusal(
   ctx: LayerContext,
   sql: string,
 ): Promise<QueryReply | null> {
-  const { replayed, written } = ctx.replayTraces;
-  if (!replayed) return null;
+  const { scanned, written } = ctx.replayTraces;
+  if (!scanned) return null;
   if (scanCounts.test(sql) || functionCounts.test(sql)) return notExpressible('replay-traces', '');
   if (written.size === 0) return null;
   const layout = rowCounts.test(sql) || showsLayout.test(sql);

@@ -94,15 +94,18 @@ const refusalWords = {
     'waits are the in-browser engine’s, not the backend’s), so it would not show the ' +
     'sessions and their locks as a server would; pg_stat_activity shows the sessions',
   'replay-traces': (tables: string) =>
-    'a parked transaction went on by being replayed: the in-browser engine rolled it back ' +
-    'and ran its statements again, where a server ran them once, so PostgreSQL ' +
-    (tables === ''
-      ? 'counted their scans and calls twice, and these statistics would show both'
-      : `counted its work twice, and the rows the rolled-back one wrote in ${tables} are ` +
+    tables === ''
+      ? 'while transactions were parked, the in-browser engine read the tables they lock ' +
+        'with queries of its own (to tell whether a statement would wait), and may have ' +
+        'replayed a transaction, running its statements twice; PostgreSQL counted all of ' +
+        'that, so its counts of scans, rows read and calls would show work a server never ' +
+        'did (Reset starts afresh)'
+      : 'a parked transaction went on by being replayed: the in-browser engine rolled it ' +
+        'back and ran its statements again, where a server ran them once, so PostgreSQL ' +
+        `counted its work twice, and the rows the rolled-back one wrote in ${tables} are ` +
         'dead row versions there, which a server never had: what counts rows or dead ' +
         'ones, shows where rows lie, or costs a plan by the pages they take would show ' +
-        'them') +
-    ' (Reset starts afresh)',
+        'them (Reset starts afresh)',
   'backend-status': (what: string) =>
     `${what} shows the server's backends by their slots, and here every session shares ` +
     'PGlite’s one backend, so it would show that one alone; pg_stat_activity shows the ' +

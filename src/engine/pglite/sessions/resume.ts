@@ -481,7 +481,7 @@ export async function resume(
     await noteWritten(ctx, h.gid);
     await rollbackPrepared(ctx, h.gid);
   }
-  ctx.replayTraces.replayed = true;
+  ctx.replayTraces.scanned = true;
   // Its XIDs are spent: the replay takes new ones (a stand-in's was noted when taken).
   // Its savepoints' came after its own, before it was set aside (`xidsBefore`).
   if (!h.emulatedSnapshot) noteSpent(ctx, h.xid);

@@ -42,6 +42,8 @@ import { replayTraceRefusal } from './replay-traces';
 import { readsStatistics, statisticsShared } from './statistics';
 import { runReader } from './watchdog';
 
+const isParked = (r: SessionRecord) => r.holding.kind === 'parked';
+
 /** Creating a temporary table, view or sequence (each backend has its own on a server). */
 const temporaryObject =
   /\bCREATE\s+(?:(?:GLOBAL|LOCAL)\s+)?(?:TEMP|TEMPORARY)\s+(?:TABLE|VIEW|SEQUENCE)\b|\bINTO\s+(?:TEMP|TEMPORARY)\b/i;
@@ -456,6 +458,11 @@ export async function runQuery(
   if (advisory.verdict === 'waits') return waitFor(ctx, s, sql, params, advisory.wait);
   // The resident's locks must be parked ones before the check can see them.
   if (ctx.resident && ctx.resident !== s) await setAside(ctx, ctx.resident);
+  // The checks against parked transactions read the tables they lock: PostgreSQL counts
+  // those scans as a server never would (replay-traces.ts).
+  if (!ctx.replayTraces.scanned && [...ctx.sessions.values()].some(isParked)) {
+    ctx.replayTraces.scanned = true;
+  }
   // A CONCURRENTLY build commits its first part, then waits for older transactions. A
   // parked one would hang PGlite (its locks), a stand-in would not make it wait as the
   // snapshot it stands for would on a server (a prepared transaction has none), and a
