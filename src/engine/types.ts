@@ -178,6 +178,11 @@ export const refusalKinds = [
    * the dead row versions of the rolled-back original (VACUUM VERBOSE, n_dead_tup, ctid).
    */
   'replay-traces',
+  /**
+   * A snapshot taken now, while a stand-in transaction with an XID holds another session's
+   * snapshot, which on a server has none: it would list that XID as running.
+   */
+  'stand-in-xid',
   /** pg_stat_get_activity() and the pg_stat_get_backend functions: PGlite's one backend. */
   'backend-status',
   /** A session-level advisory lock the layer cannot follow (shared, or a computed key). */

@@ -4,7 +4,7 @@
 // where one lies in what it counts, and prints PostgreSQL's own where none does.
 import { describe, expect, it } from 'vitest';
 import type { Engine, Notice } from '../../src/engine/types';
-import { answer, within } from '../support/answer';
+import { answer, kindOf, within } from '../support/answer';
 import { bothEngines } from '../support/both-engines';
 
 type Step = [who: 'a' | 'b' | 'c', sql: string];
@@ -131,6 +131,30 @@ describe('counts of XIDs the layer spent', () => {
     const onServer = await play(engines.server.engine, steps);
     expect(onServer.filter((a) => typeof a === 'string' && a !== 'waiting')).toEqual([]);
     expect(await play(engines.pglite, steps)).toEqual(onServer);
+  });
+
+  /** The running XIDs a snapshot lists while a REPEATABLE READ reader holds its own. */
+  async function runningBeside(engine: Engine): Promise<unknown[]> {
+    const a = await engine.openSession({ applicationName: 'a' });
+    const b = await engine.openSession({ applicationName: 'b' });
+    await b.query('DROP TABLE IF EXISTS ledger; CREATE TABLE ledger (id int, v int)');
+    await b.query('INSERT INTO ledger VALUES (1, 0)');
+    await a.query('BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM ledger');
+    await b.query('UPDATE ledger SET v = 1');
+    const running = 'SELECT count(*) FROM pg_snapshot_xip(pg_current_snapshot())';
+    const got = [await answer(b, running)];
+    await a.query('COMMIT');
+    got.push(await answer(b, running));
+    await a.close();
+    await b.close();
+    return got;
+  }
+
+  it('a snapshot taken beside a stand-in is refused: it would list the stand-in’s XID', async () => {
+    expect(await runningBeside(engines.server.engine)).toEqual([[['0']], [['0']]]);
+    const [beside, after] = await runningBeside(engines.pglite);
+    expect(kindOf(beside)).toBe('stand-in-xid');
+    expect(after).toEqual([['0']]);
   });
 
   /** VACUUM (VERBOSE) of rows deleted while a REPEATABLE READ reader holds its snapshot. */

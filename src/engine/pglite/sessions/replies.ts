@@ -106,6 +106,11 @@ const refusalWords = {
         'dead row versions there, which a server never had: what counts rows or dead ' +
         'ones, shows where rows lie, or costs a plan by the pages they take would show ' +
         'them (Reset starts afresh)',
+  'stand-in-xid': () =>
+    'another session’s transaction has a snapshot and no XID; on a server that is all it ' +
+    'holds, but here, while it is set aside, a stand-in transaction holds it, with an XID ' +
+    'of its own, so a snapshot taken now would list that XID among the running ones, ' +
+    'where a server’s lists none for it',
   'backend-status': (what: string) =>
     `${what} shows the server's backends by their slots, and here every session shares ` +
     'PGlite’s one backend, so it would show that one alone; pg_stat_activity shows the ' +

@@ -44,6 +44,10 @@ import { runReader } from './watchdog';
 
 const isParked = (r: SessionRecord) => r.holding.kind === 'parked';
 
+/** What lists the transactions running now, by XID: a snapshot taken or exported now. */
+const showsSnapshot =
+  /\b(?:pg_current_snapshot|txid_current_snapshot|pg_export_snapshot|pg_snapshot_(?:xip|xmin|xmax)|txid_snapshot_(?:xip|xmin|xmax))\b/i;
+
 /** Creating a temporary table, view or sequence (each backend has its own on a server). */
 const temporaryObject =
   /\bCREATE\s+(?:(?:GLOBAL|LOCAL)\s+)?(?:TEMP|TEMPORARY)\s+(?:TABLE|VIEW|SEQUENCE)\b|\bINTO\s+(?:TEMP|TEMPORARY)\b/i;
@@ -396,6 +400,10 @@ export async function runQuery(
   if (refused) return refused;
   const hidden = xidsHidden(ctx, sql) ?? uncountedRefusal(ctx, sql);
   if (hidden) return hidden;
+  // A stand-in holds an XID where a server's transaction has a snapshot and none.
+  if (showsSnapshot.test(sql) && standInGids(ctx).length > 0) {
+    return notExpressible('stand-in-xid');
+  }
   const unset = customNotSet(ctx, s, sql);
   if (unset) return notExpressible('custom-setting', unset);
   const facts = textFacts(sql);
