@@ -29,7 +29,7 @@ const explainsNumbers = (sql: string) =>
 
 /** What shows where rows lie and how much room they take. */
 const showsLayout =
-  /\bctid\b|\bpg_(?:total_)?relation_size\b|\bpg_table_size\b|\bpg_indexes_size\b|\bpg_relpages\b|\bpgstattuple\w*|\bpg_visibility\w*|\bpg_freespace\b|\bheap_page_items\b|\bget_raw_page\b/i;
+  /\bctid\b|\brel(?:pages|allvisible|allfrozen)\b|\bpg_(?:total_)?relation_size\b|\bpg_table_size\b|\bpg_indexes_size\b|\bpg_relpages\b|\bpgstattuple\w*|\bpg_visibility\w*|\bpg_freespace\b|\bheap_page_items\b|\bget_raw_page\b/i;
 
 /**
  * Notes the tables the prepared transaction `gid` wrote, which is about to be rolled back
