@@ -105,6 +105,25 @@ async function afterACommitTo(engine: Engine, what: 'shelf' | 'tray' | 'catalog'
   return { wrote, committed, goesOn, locked, rows };
 }
 
+/**
+ * The first writer changed rows by their own columns only, and must go on after another
+ * committed a change to `tray` elsewhere (`other`), or a row its WHERE now matches (`match`).
+ */
+async function confinedWriter(engine: Engine, what: 'other' | 'match') {
+  const [a, b] = await scene(engine, 'a', 'b');
+  await a!.query('BEGIN; UPDATE tray SET v = v + 1 WHERE id <= 2');
+  await a!.query('INSERT INTO tray VALUES (9, 9)');
+  const committed = await answer(
+    b!,
+    what === 'other' ? 'UPDATE tray SET v = 5 WHERE id = 4' : 'INSERT INTO tray VALUES (0, 0)',
+  );
+  const goesOn = await answer(a!, 'SELECT id, v FROM tray ORDER BY id');
+  await a!.query('COMMIT').catch(() => {});
+  const rows = await answer(b!, 'SELECT id, v FROM tray ORDER BY id');
+  await closeAll([a!, b!]);
+  return { committed, goesOn, rows };
+}
+
 /** The first claim skipped a row whose holder then committed, having written nothing. */
 async function skippedHolderCommitted(engine: Engine) {
   const [a, b] = await scene(engine, 'a', 'b');
@@ -490,6 +509,35 @@ describe('a parked transaction that goes on, on PGlite and on PostgreSQL 18', ()
     const catalog = await afterACommitTo(engines.pglite, 'catalog');
     expect(kindOf(catalog.goesOn)).toBe('parked-goes-on');
     expect(catalog.goesOn).toMatch(/the catalog changed since/);
+  });
+
+  it('after a commit to other rows of a table it changed by WHERE, READ COMMITTED goes on as a replay', async () => {
+    const onServer = await confinedWriter(engines.server.engine, 'other');
+    expect(onServer.goesOn).toEqual([
+      ['1', '1'],
+      ['2', '1'],
+      ['3', '0'],
+      ['4', '5'],
+      ['9', '9'],
+    ]);
+    expect(await confinedWriter(engines.pglite, 'other')).toEqual(onServer);
+  });
+
+  it('after a commit of a row its WHERE now matches, it is refused before anything is rolled back', async () => {
+    const onServer = await confinedWriter(engines.server.engine, 'match');
+    expect(onServer.goesOn).toEqual([
+      ['0', '0'],
+      ['1', '1'],
+      ['2', '1'],
+      ['3', '0'],
+      ['4', '0'],
+      ['9', '9'],
+    ]);
+    const onPglite = await confinedWriter(engines.pglite, 'match');
+    expect(kindOf(onPglite.goesOn)).toBe('parked-goes-on');
+    expect(onPglite.goesOn).toMatch(/more rows match one of them now/);
+    // Still parked, it commits as it was.
+    expect(onPglite.rows).toEqual(onServer.rows);
   });
 
   it('after a commit that only locked rows, a claim that skipped one is refused as parked-goes-on', async () => {

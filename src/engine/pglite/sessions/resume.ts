@@ -4,6 +4,7 @@
 // "Resuming a parked transaction".
 import { splitStatements } from '../../split-statements';
 import type { BackendReply } from '../backend';
+import { statementNeeds } from '../waits';
 import {
   anotherHolds,
   setState,
@@ -25,6 +26,7 @@ import {
   writeSnapshotFile,
   type ImportPoint,
 } from './snapshot-import';
+import { unusedParams } from './wait-checks';
 import { isCancelled, runReader } from './watchdog';
 import { committedSince, parkedCte, writtenSince } from './write-counts';
 
@@ -388,7 +390,83 @@ async function writtenByOthers(
   const h = s.holding;
   if (h.kind !== 'parked' || h.isolation !== 'read committed') return 'it is not READ COMMITTED';
   if (!s.xactWrites || !s.xactSnapshot) return 'what they wrote was not counted';
-  return readsOthersWork(text) ?? writtenSince(ctx, h.gid, s.xactSnapshot, s.xactWrites);
+  const reads = readsOthersWork(text);
+  if (reads) return reads;
+  const since = await writtenSince(ctx, h.gid, s.xactSnapshot, s.xactWrites);
+  return since === null || typeof since === 'string' ? since : rowsConfined(ctx, s, since.written);
+}
+
+/** Statements that read no rows: a transaction's own beginning, settings, savepoints. */
+const readsNoRows = /^\s*(?:BEGIN|START\s+TRANSACTION|SET|RESET|SHOW|SAVEPOINT|RELEASE)\b/i;
+
+/** An INSERT of VALUES alone, which reads no rows (ON CONFLICT reads the one it meets). */
+const insertsValues = /^\s*INSERT\s+INTO\s+[^()\s]+(?:\s*\([^()]*\))?\s+VALUES\b/i;
+
+/**
+ * Why others' writes to tables `s`'s parked READ COMMITTED transaction locks (`written`,
+ * by OID) may change what its statements did, or null when they cannot. Each of its
+ * statements must be one that reads no rows, an INSERT of VALUES, or an UPDATE or DELETE of
+ * one table by a WHERE on its own rows (`modify` in waits.ts). The rows such a statement
+ * changed, the parked transaction locks still, so no one changed them since; others'
+ * writes could only make more rows match its WHERE, and PostgreSQL counts those: rows that
+ * match now that the transaction did not touch (their xmax is not its XID). None, and its
+ * replay changes the same rows, which its answers (counts, RETURNING) confirm as it runs.
+ */
+async function rowsConfined(
+  ctx: LayerContext,
+  s: SessionRecord,
+  written: string[],
+): Promise<string | null> {
+  const h = s.holding;
+  if (h.kind !== 'parked') return 'it is not parked';
+  const why = 'a table it read or wrote was written since, where its statements read';
+  // A function of the reader's own may read any table.
+  const called = [
+    ...s
+      .xactLog!.map((e) => e.sql)
+      .join('\n')
+      .matchAll(/\b([a-z_][a-z0-9_$]*)\s*\(/gi),
+  ];
+  const [own] = await ctx.backend.exec(
+    `SELECT EXISTS (SELECT FROM pg_catalog.pg_proc p
+                     WHERE p.proname = ANY(pg_catalog.string_to_array(pg_catalog.lower($1), ','))
+                       AND p.pronamespace <> 'pg_catalog'::pg_catalog.regnamespace)`,
+    [called.map((m) => m[1]).join(',')],
+  );
+  if (own!.rows[0]![0] === 't') return `${why}, through a function`;
+  for (const entry of s.xactLog!) {
+    for (const { sql } of splitStatements(entry.sql)) {
+      if (readsNoRows.test(sql)) continue;
+      if (insertsValues.test(sql) && !/\b(?:SELECT|ON\s+CONFLICT)\b/i.test(sql)) continue;
+      const rows = statementNeeds(sql).rows;
+      if (rows.kind !== 'modify' || /\bSELECT\b/i.test(sql)) return why;
+      const params = entry.params ?? [];
+      const [found] = await ctx.backend.exec(
+        `SELECT pg_catalog.to_regclass($1)::pg_catalog.oid::pg_catalog.text,
+                EXISTS (SELECT FROM pg_catalog.pg_locks l
+                         WHERE l.locktype = 'relation' AND l.mode = 'AccessExclusiveLock'
+                           AND l.relation = pg_catalog.to_regclass($1))`,
+        [rows.table],
+      );
+      const [oid, locked] = found!.rows[0]!;
+      if (oid === null) return why;
+      // Nobody wrote its table since: it changes the same rows.
+      if (!written.includes(oid!)) continue;
+      // Its count would wait for the lock, and PGlite with it.
+      if (locked === 't') return why;
+      const target = rows.alias ?? rows.table;
+      const others = await ctx.backend.run(
+        `SELECT pg_catalog.count(*) FROM ${rows.table} ${rows.alias ?? ''}
+          WHERE (${rows.where ?? 'true'})${unusedParams(rows.where, params)}
+            AND ${target}.xmax::pg_catalog.text <> $${params.length + 1}`,
+        [...params, h.xid],
+      );
+      if (others.error || others.results[0]?.rows[0]?.[0] !== '0') {
+        return `${why}, and more rows match one of them now`;
+      }
+    }
+  }
+  return null;
 }
 
 /**

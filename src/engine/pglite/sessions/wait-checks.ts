@@ -336,7 +336,7 @@ async function rowsLockable(
  * Mentions of the statement's parameters its WHERE does not use (a value for SET), named
  * once as text so that PostgreSQL can tell their types when the WHERE runs on its own.
  */
-function unusedParams(where: string | null, params: unknown[] | undefined): string {
+export function unusedParams(where: string | null, params: unknown[] | undefined): string {
   return (params ?? [])
     .flatMap((_p, i) =>
       new RegExp(String.raw`\$${i + 1}(?!\d)`).test(where ?? '')

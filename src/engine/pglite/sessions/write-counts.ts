@@ -120,18 +120,19 @@ export async function writeCounts(
  * Why `before` no longer holds (a relation it counted, or the catalog, was written since),
  * or null when nothing it counted changed. `gid` is the same prepared transaction, which
  * has run nothing since, so it holds locks on the same relations; `snapshot` its first.
+ * When only relations were written, it says which (`written`, by OID).
  */
 export async function writtenSince(
   ctx: LayerContext,
   gid: string,
   snapshot: string,
   before: WriteCounts,
-): Promise<string | null> {
+): Promise<string | { written: string[] } | null> {
   const now = await readCounts(ctx, gid, snapshot);
   if (!now) return 'another transaction is open';
   if (now.catalog !== before.catalog) return 'the catalog changed since';
-  for (const [oid, n] of Object.entries(now.relations)) {
-    if (before.relations[oid] !== n) return 'a table it read or wrote was written since';
-  }
-  return null;
+  const written = Object.entries(now.relations)
+    .filter(([oid, n]) => before.relations[oid] !== n)
+    .map(([oid]) => oid);
+  return written.length > 0 ? { written } : null;
 }
