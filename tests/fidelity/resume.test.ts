@@ -112,6 +112,7 @@ async function afterACommitTo(engine: Engine, what: 'shelf' | 'tray' | 'catalog'
 async function confinedWriter(engine: Engine, what: 'other' | 'match') {
   const [a, b] = await scene(engine, 'a', 'b');
   await a!.query('BEGIN; UPDATE tray SET v = v + 1 WHERE id <= 2');
+  await a!.query('SELECT v FROM tray t WHERE t.id = 1 FOR UPDATE');
   await a!.query('INSERT INTO tray VALUES (9, 9)');
   const committed = await answer(
     b!,

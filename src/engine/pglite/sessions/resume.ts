@@ -402,12 +402,28 @@ const readsNoRows = /^\s*(?:BEGIN|START\s+TRANSACTION|SET|RESET|SHOW|SAVEPOINT|R
 /** An INSERT of VALUES alone, which reads no rows (ON CONFLICT reads the one it meets). */
 const insertsValues = /^\s*INSERT\s+INTO\s+[^()\s]+(?:\s*\([^()]*\))?\s+VALUES\b/i;
 
+/** A SELECT that locks the rows of one table its WHERE matches, and reads no others. */
+const lockingSelect = new RegExp(
+  String.raw`^\s*SELECT\s+[\s\S]+?\s+FROM\s+(?:ONLY\s+)?((?:"[^"]+"|[A-Za-z_][\w$]*)(?:\.(?:"[^"]+"|[A-Za-z_][\w$]*))?)(?:\s+(?:AS\s+)?(?!WHERE\b)([A-Za-z_]\w*))?\s+WHERE\s+([\s\S]+?)\s+FOR\s+(?:NO\s+KEY\s+UPDATE|UPDATE|KEY\s+SHARE|SHARE)\s*;?\s*$`,
+  'i',
+);
+
+/** The table, alias and WHERE of a `lockingSelect`, if `sql` is one and nothing else. */
+function lockedSelect(sql: string): { table: string; alias: string | null; where: string } | null {
+  const m = lockingSelect.exec(sql);
+  if (!m || (sql.match(/\bSELECT\b/gi) ?? []).length > 1) return null;
+  if (/\b(?:JOIN|LIMIT|OFFSET|FETCH|GROUP|HAVING|UNION|INTERSECT|EXCEPT|WINDOW)\b|,/i.test(m[3]!))
+    return null;
+  return { table: m[1]!, alias: m[2] ?? null, where: m[3]! };
+}
+
 /**
  * Why others' writes to tables `s`'s parked READ COMMITTED transaction locks (`written`,
  * by OID) may change what its statements did, or null when they cannot. Each of its
- * statements must be one that reads no rows, an INSERT of VALUES, or an UPDATE or DELETE of
- * one table by a WHERE on its own rows (`modify` in waits.ts). The rows such a statement
- * changed, the parked transaction locks still, so no one changed them since; others'
+ * statements must be one that reads no rows, an INSERT of VALUES, or an UPDATE, DELETE or
+ * SELECT … FOR UPDATE of one table by a WHERE on its own rows (`modify` in waits.ts,
+ * `lockedSelect`). The rows such a statement changed or locked, the parked transaction
+ * locks still, so no one changed them since; others'
  * writes could only make more rows match its WHERE, and PostgreSQL counts those: rows that
  * match now that the transaction did not touch (their xmax is not its XID). None, and its
  * replay changes the same rows, which its answers (counts, RETURNING) confirm as it runs.
@@ -438,8 +454,9 @@ async function rowsConfined(
     for (const { sql } of splitStatements(entry.sql)) {
       if (readsNoRows.test(sql)) continue;
       if (insertsValues.test(sql) && !/\b(?:SELECT|ON\s+CONFLICT)\b/i.test(sql)) continue;
-      const rows = statementNeeds(sql).rows;
-      if (rows.kind !== 'modify' || /\bSELECT\b/i.test(sql)) return why;
+      const needs = statementNeeds(sql).rows;
+      const rows = needs.kind === 'modify' && !/\bSELECT\b/i.test(sql) ? needs : lockedSelect(sql);
+      if (!rows) return why;
       const params = entry.params ?? [];
       const [found] = await ctx.backend.exec(
         `SELECT pg_catalog.to_regclass($1)::pg_catalog.oid::pg_catalog.text,
