@@ -72,12 +72,43 @@ async function scansBeside(engine: Engine) {
   return got;
 }
 
+/** A's replay writes row 3 again after B's committed row 5; then rows are listed. */
+async function listedAfter(engine: Engine) {
+  const a = await engine.openSession({ applicationName: 'a' });
+  const b = await engine.openSession({ applicationName: 'b' });
+  await a.query(
+    'DROP TABLE IF EXISTS trace_order; CREATE TABLE trace_order (id int PRIMARY KEY, tag text); ' +
+      "INSERT INTO trace_order SELECT g, 'a' FROM generate_series(1, 6) g",
+  );
+  await a.query("BEGIN; UPDATE trace_order SET tag = 'x' WHERE id = 3");
+  await b.query("UPDATE trace_order SET tag = 'x' WHERE id = 5");
+  const got = {
+    ordered: await answer(a, "SELECT id FROM trace_order WHERE tag = 'x' ORDER BY id"),
+    counted: await answer(a, "SELECT count(*) FROM trace_order WHERE tag = 'x'"),
+    asTheyLie: kindOf(await answer(a, "SELECT id FROM trace_order WHERE tag = 'x'")),
+  };
+  await a.query('COMMIT');
+  await a.close();
+  await b.close();
+  return got;
+}
+
 describe('what a replay leaves behind', () => {
   const engines = bothEngines();
 
   it('counts no scans a server never made: refused once the layer read a parked table', async () => {
     expect(await scansBeside(engines.server.engine)).toEqual([[expect.stringMatching(/^\d+$/)]]);
     expect(kindOf(await scansBeside(engines.pglite))).toBe('replay-traces');
+  });
+
+  it('lists rows a replay wrote after others’ only in an order asked for', async () => {
+    const server = await listedAfter(engines.server.engine);
+    expect(server).toEqual({
+      ordered: [['3'], ['5']],
+      counted: [['2']],
+      asTheyLie: [['3'], ['5']],
+    });
+    expect(await listedAfter(engines.pglite)).toEqual({ ...server, asTheyLie: 'replay-traces' });
   });
 
   it('is refused where it would show, and the rest answered as on a server', async () => {

@@ -38,7 +38,11 @@ export interface LayerSnapshot {
   /** Transactions replayed under a new XID, their session by id (resume.ts). */
   renumbered: (Omit<Renumbering, 's'> & { sessionId: number })[];
   /** What replays left behind (replay-traces.ts). */
-  replayTraces: { scanned: boolean; written: string[] };
+  replayTraces: {
+    scanned: boolean;
+    written: string[];
+    reordered: [oid: string, { always: boolean; xids: string[] }][];
+  };
   slots: Slots | undefined;
   databaseOid: string | undefined;
   /** Custom settings defined in the backend (context.ts, `customSettings`). */
@@ -196,6 +200,7 @@ function snapshot(ctx: LayerContext): LayerSnapshot {
     replayTraces: {
       scanned: ctx.replayTraces.scanned,
       written: [...ctx.replayTraces.written],
+      reordered: structuredClone([...ctx.replayTraces.reordered]),
     },
     slots: ctx.slots,
     databaseOid: ctx.databaseOid,
@@ -243,6 +248,7 @@ export async function restoreCheckpoint(
   ctx.sessionsReadIndirectly = layer.sessionsReadIndirectly;
   ctx.replayTraces.scanned = layer.replayTraces.scanned;
   for (const oid of layer.replayTraces.written) ctx.replayTraces.written.add(oid);
+  for (const [oid, r] of layer.replayTraces.reordered) ctx.replayTraces.reordered.set(oid, r);
   for (const name of layer.customSettings) ctx.customSettings.add(name);
   // A backend booted from a data directory has no sequence used yet in it.
   ctx.backendUsers = 'shared';

@@ -362,7 +362,15 @@ export interface LayerContext {
    * statement against parked transactions), and the relations a rolled-back original of a
    * replay wrote (their dead row versions), by OID.
    */
-  readonly replayTraces: { scanned: boolean; written: Set<string> };
+  readonly replayTraces: {
+    scanned: boolean;
+    written: Set<string>;
+    /**
+     * Tables whose rows a replay wrote after others' (by OID): `always` once those
+     * committed, else the XIDs of the open transactions that wrote them.
+     */
+    reordered: Map<string, { always: boolean; xids: string[] }>;
+  };
   readonly waiters: Waiter[];
   /**
    * Statements in flight: a `SELECT pg_sleep(n)` while other sessions are open is not
@@ -424,7 +432,7 @@ export function makeContext(backend: Backend, options: LayerOptions = {}): Layer
     lastSent: null,
     customSettings: new Set(),
     renumbered: [],
-    replayTraces: { scanned: false, written: new Set() },
+    replayTraces: { scanned: false, written: new Set(), reordered: new Map() },
     waiters: [],
     sleepers: new Map(),
     advisoryHeld: new Map(),

@@ -6,7 +6,8 @@
 // read the tables they lock (wait-checks.ts, recheck.ts), which PostgreSQL counts as
 // scans. A server did none of this. What would show it is refused (`replay-traces`),
 // until Reset starts afresh.
-import type { LayerContext } from './context';
+import { splitStatements } from '../../split-statements';
+import type { LayerContext, SessionRecord } from './context';
 import { notExpressible, type QueryReply } from './replies';
 import { functionCounts, scanCounts } from './statistics';
 import { parkedCte } from './write-counts';
@@ -34,30 +35,52 @@ const showsLayout =
 /**
  * Notes the tables the prepared transaction `gid` wrote, which is about to be rolled back
  * for a replay: by its locks, ROW EXCLUSIVE or stronger, on tables (partitions included).
+ * Its replay writes their rows again, after those that others wrote since: where others
+ * did (they committed there, `committedTo`, or another prepared transaction holds such a
+ * lock there), the
+ * rows lie in another order than on a server, which a scan without ORDER BY shows.
  */
-export async function noteWritten(ctx: LayerContext, gid: string): Promise<void> {
+export async function noteWritten(
+  ctx: LayerContext,
+  gid: string,
+  committedTo: string[] | 'all',
+): Promise<void> {
   const [written] = await ctx.backend.exec(
-    `WITH ${parkedCte}
-     SELECT DISTINCT c.oid::pg_catalog.text FROM pg_catalog.pg_locks l
-       JOIN parked USING (virtualtransaction)
-       JOIN pg_catalog.pg_class c ON c.oid = l.relation
-      WHERE l.locktype = 'relation' AND c.relkind IN ('r', 'p', 'm', 't')
-        AND l.mode NOT IN ('AccessShareLock', 'RowShareLock')`,
+    `WITH ${parkedCte},
+     writes AS (
+       SELECT l.relation, l.virtualtransaction,
+              l.virtualtransaction IN (SELECT virtualtransaction FROM parked) AS own
+         FROM pg_catalog.pg_locks l JOIN pg_catalog.pg_class c ON c.oid = l.relation
+        WHERE l.locktype = 'relation' AND c.relkind IN ('r', 'p', 'm', 't')
+          AND l.mode NOT IN ('AccessShareLock', 'RowShareLock'))
+     SELECT w.relation::pg_catalog.text,
+            (SELECT pg_catalog.string_agg(x.transactionid::pg_catalog.text, ',')
+               FROM writes o JOIN pg_catalog.pg_locks x USING (virtualtransaction)
+              WHERE o.relation = w.relation AND NOT o.own AND x.locktype = 'transactionid')
+       FROM writes w WHERE w.own GROUP BY w.relation`,
     [gid],
   );
-  for (const [oid] of written!.rows) ctx.replayTraces.written.add(oid!);
+  const { reordered } = ctx.replayTraces;
+  for (const [oid, others] of written!.rows) {
+    ctx.replayTraces.written.add(oid!);
+    const before = reordered.get(oid!);
+    const xids = [...(before?.xids ?? []), ...(others ? others.split(',') : [])];
+    const always = committedTo === 'all' || committedTo.includes(oid!) || !!before?.always;
+    if (always || xids.length > 0) reordered.set(oid!, { always, xids });
+  }
 }
 
 /** A refusal for `sql` if it could show what a replay left behind; null otherwise. */
 export async function replayTraceRefusal(
   ctx: LayerContext,
+  s: SessionRecord,
   sql: string,
 ): Promise<QueryReply | null> {
   const { scanned, written } = ctx.replayTraces;
   if (!scanned) return null;
   if (scanCounts.test(sql) || functionCounts.test(sql)) return notExpressible('replay-traces', '');
   if (written.size === 0) return null;
-  const layout = rowCounts.test(sql) || showsLayout.test(sql);
+  const layout = rowCounts.test(sql) || showsLayout.test(sql) || (await inScanOrder(ctx, s, sql));
   const explains = explainsNumbers(sql);
   if (!layout && !explains && !reports.test(sql)) return null;
   const tables = await writtenNames(ctx);
@@ -66,9 +89,9 @@ export async function replayTraceRefusal(
   if (layout) return refusal;
   // A plan or a report names one of those tables; a report that names none goes through
   // every table.
-  const named = (name: string) =>
-    new RegExp(`(?<![\\w$])${name.replace(/[^\w]/g, '\\$&')}(?![\\w$])`, 'i').test(sql);
-  return tables.some(named) || (!explains && !namesTables(sql)) ? refusal : null;
+  return tables.some((name) => named(name, sql)) || (!explains && !namesTables(sql))
+    ? refusal
+    : null;
 }
 
 /** Whether a VACUUM or ANALYZE names the tables it is to go through. */
@@ -80,12 +103,64 @@ function namesTables(sql: string): boolean {
   return /^[\w"]/.test(rest);
 }
 
+/**
+ * Whether `sql` may show rows of a table whose rows a replay reordered in the order they
+ * lie: one of its statements returns rows (a query, COPY, RETURNING) without ORDER BY,
+ * names such a table, and does more than count or add up.
+ */
+async function inScanOrder(ctx: LayerContext, s: SessionRecord, sql: string): Promise<boolean> {
+  const { reordered } = ctx.replayTraces;
+  if (reordered.size === 0) return false;
+  const listing = splitStatements(sql)
+    .map(({ sql: statement }) => statement)
+    .filter(
+      (statement) =>
+        (/^\s*(?:SELECT|WITH|TABLE|COPY)\b/i.test(statement) || /\bRETURNING\b/i.test(statement)) &&
+        !/\bORDER\s+BY\b/i.test(statement) &&
+        !aggregatesOnly.test(statement),
+    );
+  if (listing.length === 0) return false;
+  // Rows an open transaction wrote only it sees: they show out of order once it commits.
+  const seen: string[] = [];
+  for (const [oid, { always, xids }] of reordered) {
+    if (always || (s.xid !== null && xids.includes(s.xid)) || (await anyCommitted(ctx, xids))) {
+      seen.push(oid);
+    }
+  }
+  if (seen.length === 0) return false;
+  const names = await writtenNames(ctx, seen);
+  return listing.some((statement) => names.some((name) => named(name, statement)));
+}
+
+/** Whether any of the transactions `xids` has committed. */
+async function anyCommitted(ctx: LayerContext, xids: string[]): Promise<boolean> {
+  if (xids.length === 0) return false;
+  const [read] = await ctx.backend.exec(
+    `SELECT coalesce(pg_catalog.bool_or(pg_catalog.pg_xact_status(x::pg_catalog.xid8) = 'committed'), false)
+       FROM pg_catalog.unnest(pg_catalog.string_to_array($1, ',')) x`,
+    [xids.join(',')],
+  );
+  return read!.rows[0]![0] === 't';
+}
+
+/** A SELECT of counts and sums alone, in one row, whatever order it reads rows in. */
+const aggregatesOnly =
+  /^\s*SELECT\s+(?:(?:count|sum|min|max|avg|bool_and|bool_or|every)\s*\([^()]*\)(?:\s+(?:AS\s+)?\w+)?\s*,\s*)*(?:count|sum|min|max|avg|bool_and|bool_or|every)\s*\([^()]*\)(?:\s+(?:AS\s+)?\w+)?\s+FROM\b(?![\s\S]*\b(?:GROUP|LIMIT|OFFSET|FETCH|UNION)\b)/i;
+
+/** Whether `sql` names relation `name` as a word of its own. */
+function named(name: string, sql: string): boolean {
+  return new RegExp(`(?<![\\w$])${name.replace(/[^\w]/g, '\\$&')}(?![\\w$])`, 'i').test(sql);
+}
+
 /** The names of the tables rolled-back originals wrote that exist still. */
-async function writtenNames(ctx: LayerContext): Promise<string[]> {
+async function writtenNames(
+  ctx: LayerContext,
+  oids: Iterable<string> = ctx.replayTraces.written,
+): Promise<string[]> {
   const [names] = await ctx.backend.exec(
     `SELECT c.relname::pg_catalog.text FROM pg_catalog.pg_class c
       WHERE c.oid = ANY(pg_catalog.string_to_array($1, ',')::pg_catalog.oid[]) ORDER BY 1`,
-    [[...ctx.replayTraces.written].join(',')],
+    [[...oids].join(',')],
   );
   return names!.rows.map(([name]) => name!);
 }

@@ -103,9 +103,10 @@ const refusalWords = {
       : 'a parked transaction went on by being replayed: the in-browser engine rolled it ' +
         'back and ran its statements again, where a server ran them once, so PostgreSQL ' +
         `counted its work twice, and the rows the rolled-back one wrote in ${tables} are ` +
-        'dead row versions there, which a server never had: what counts rows or dead ' +
-        'ones, shows where rows lie, or costs a plan by the pages they take would show ' +
-        'them (Reset starts afresh)',
+        'dead row versions there, which a server never had, and its new rows may lie after ' +
+        'rows others wrote since: what counts rows or dead ones, shows where rows lie or ' +
+        'lists them in that order (no ORDER BY), or costs a plan by the pages they take ' +
+        'would show it (Reset starts afresh)',
   'stand-in-xid': () =>
     'another session’s transaction has a snapshot and no XID; on a server that is all it ' +
     'holds, but here, while it is set aside, a stand-in transaction holds it, with an XID ' +

@@ -197,6 +197,11 @@ interface Replay {
   importAt: ImportPoint | null;
   /** A reader saw the XID it had, which the replay's replaces (`xidsHidden`). */
   shown: boolean;
+  /**
+   * The tables others' commits since its first snapshot wrote, by OID, or `all` where
+   * that is not known: their rows may now lie before the replay's (replay-traces.ts).
+   */
+  committedTo: string[] | 'all';
 }
 
 /**
@@ -277,6 +282,8 @@ async function cannotReplay(
   // A REPEATABLE READ replay takes the original's snapshot again whenever it can: after
   // commits it must; before any, a new one would see the same rows, but show other XIDs.
   let importAt: ImportPoint | null = null;
+  // The tables others' commits since wrote, where known (READ COMMITTED): all, else.
+  let committedTo: string[] | 'all' = committed === '0' ? [] : 'all';
   if (h.isolation === 'repeatable read') {
     const why =
       (committed === '0' ? null : (readsOthersWork(text) ?? undidChanges(text, undoes))) ??
@@ -285,8 +292,9 @@ async function cannotReplay(
     if (!why) importAt = importPoint(s.xactLog);
   } else if (committed !== '0') {
     const why = await writtenByOthers(ctx, s, text);
-    if (why)
+    if (typeof why === 'string')
       return `other transactions committed since it began (${why}), so its statements might read otherwise`;
+    committedTo = why.written;
   }
   // A stand-in kept for the snapshot keeps its XID: the replay, still without one, shows
   // the same as the original did. A transaction that wrote goes on under a new XID, and
@@ -301,7 +309,7 @@ async function cannotReplay(
   if (volatile) return `it called ${volatile}, which a replay may answer differently unseen`;
   if (trigger === 't') return 'a trigger runs on a table it changed';
   if (defaults === 't') return 'a table it changed has a default that is not a constant';
-  return { importAt, shown };
+  return { importAt, shown, committedTo };
 }
 
 /**
@@ -386,14 +394,16 @@ async function writtenByOthers(
   ctx: LayerContext,
   s: SessionRecord,
   text: string,
-): Promise<string | null> {
+): Promise<string | { written: string[] }> {
   const h = s.holding;
   if (h.kind !== 'parked' || h.isolation !== 'read committed') return 'it is not READ COMMITTED';
   if (!s.xactWrites || !s.xactSnapshot) return 'what they wrote was not counted';
   const reads = readsOthersWork(text);
   if (reads) return reads;
   const since = await writtenSince(ctx, h.gid, s.xactSnapshot, s.xactWrites);
-  return since === null || typeof since === 'string' ? since : rowsConfined(ctx, s, since.written);
+  if (since === null) return { written: [] };
+  if (typeof since === 'string') return since;
+  return (await rowsConfined(ctx, s, since.written)) ?? since;
 }
 
 /** Statements that read no rows: a transaction's own beginning, settings, savepoints. */
@@ -573,7 +583,7 @@ export async function resume(
   // (`snapshotPins`), until the transaction ends; one kept already stays.
   const keepStandIn = importAt !== null && keepsStandIn(ctx, s);
   if (!keepStandIn) {
-    await noteWritten(ctx, h.gid);
+    await noteWritten(ctx, h.gid, plan.committedTo);
     await rollbackPrepared(ctx, h.gid);
   }
   ctx.replayTraces.scanned = true;

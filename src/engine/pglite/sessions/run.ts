@@ -456,7 +456,7 @@ export async function runQuery(
   if (facts.backendStatus) return notExpressible('backend-status', facts.backendStatus);
   const statistics = facts.readsStatistics ? await statisticsShared(ctx, s, sql) : null;
   if (statistics) return notExpressible('statistics-shared', statistics);
-  const traces = await replayTraceRefusal(ctx, sql);
+  const traces = await replayTraceRefusal(ctx, s, sql);
   if (traces) return traces;
   if (facts.readersPrepare) {
     return notExpressible('prepared-by-reader');
