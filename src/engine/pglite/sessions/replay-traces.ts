@@ -35,10 +35,10 @@ const showsLayout =
 /**
  * Notes the tables the prepared transaction `gid` wrote, which is about to be rolled back
  * for a replay: by its locks, ROW EXCLUSIVE or stronger, on tables (partitions included).
- * Its replay writes their rows again, after those that others wrote since: where others
- * did (they committed there, `committedTo`, or another prepared transaction holds such a
- * lock there), the
- * rows lie in another order than on a server, which a scan without ORDER BY shows.
+ * Its replay writes their rows again, after those others wrote since: where others did
+ * (they committed there, `committedTo`, or another prepared transaction holds such a lock
+ * there), the rows lie in another order than on a server, which a scan without ORDER BY
+ * shows.
  */
 export async function noteWritten(
   ctx: LayerContext,
