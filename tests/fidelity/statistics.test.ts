@@ -85,6 +85,10 @@ async function ownCounts(engine: Engine) {
   const got = [
     await answer(b, "SELECT n_tup_ins FROM pg_stat_xact_user_tables WHERE relname = 'stat_own'"),
     await answer(b, 'SELECT count(*) FROM pg_stat_get_backend_idset()'),
+    await answer(
+      b,
+      'SELECT xact_commit > 0 FROM pg_stat_database WHERE datname = current_database()',
+    ),
   ];
   await b.query('COMMIT');
   await a.close();
@@ -112,12 +116,13 @@ describe('cumulative statistics with several sessions', () => {
     expect(kindOf(second)).toBe('statistics-shared');
   });
 
-  it('of the own transaction, and backends by slot, are refused on PGlite', async () => {
-    const [own] = await ownCounts(engines.server.engine);
-    expect(own).toEqual([['0']]);
+  it('of the own transaction, of the database, and backends by slot, are refused on PGlite', async () => {
+    const [own, , commits] = await ownCounts(engines.server.engine);
+    expect([own, commits]).toEqual([[['0']], [['t']]]);
     expect((await ownCounts(engines.pglite)).map(kindOf)).toEqual([
       'statistics-shared',
       'backend-status',
+      'statistics-shared',
     ]);
   });
 

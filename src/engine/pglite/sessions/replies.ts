@@ -122,17 +122,22 @@ const refusalWords = {
         'ends (stats_fetch_consistency); here another session’s statement ran since, in ' +
         'PGlite’s one backend, which every session shares, and that dropped what this ' +
         'transaction kept, so it would read them afresh'
-      : why === 'xact'
-        ? 'the pg_stat_xact views and functions show what the backend counted and has not ' +
-          'yet sent out; here every session shares PGlite’s one backend, so they would count ' +
-          'other sessions’ work too, where a server counts this session’s own'
-        : (why === 'own-pending'
-            ? 'this transaction’s own statements counted calls, scans or reads that a server ' +
-              'keeps in this session’s backend until the transaction ends'
-            : 'another session’s open transaction counted calls, scans or reads that a server ' +
-              'keeps in that session’s backend until its transaction ends') +
-          '; here every session shares PGlite’s one backend, which may have sent them out ' +
-          'already, so these statistics could count what a server’s would not yet',
+      : why === 'database'
+        ? 'the database’s counts (transactions committed and rolled back, rows, blocks, ' +
+          'deadlocks) count the in-browser engine’s own work too: it sets sessions’ ' +
+          'transactions aside and takes them up again with transactions of its own, and ' +
+          'finds deadlocks itself, so they would count what a server never did'
+        : why === 'xact'
+          ? 'the pg_stat_xact views and functions show what the backend counted and has not ' +
+            'yet sent out; here every session shares PGlite’s one backend, so they would count ' +
+            'other sessions’ work too, where a server counts this session’s own'
+          : (why === 'own-pending'
+              ? 'this transaction’s own statements counted calls, scans or reads that a server ' +
+                'keeps in this session’s backend until the transaction ends'
+              : 'another session’s open transaction counted calls, scans or reads that a server ' +
+                'keeps in that session’s backend until its transaction ends') +
+            '; here every session shares PGlite’s one backend, which may have sent them out ' +
+            'already, so these statistics could count what a server’s would not yet',
   'advisory-untracked': () =>
     'session-level advisory locks belong to the backend, which every session here shares; ' +
     'the in-browser engine keeps them apart only for exclusive locks with literal ' +

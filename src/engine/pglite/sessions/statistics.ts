@@ -28,6 +28,14 @@ export const scanCounts = new RegExp(
   'i',
 );
 
+/**
+ * The database's own counts: transactions committed and rolled back, rows, blocks,
+ * deadlocks, which count the layer's work too (its transactions that set others aside and
+ * take them up again, its lookups; and deadlocks it finds itself, which PostgreSQL never
+ * sees).
+ */
+const databaseCounts = /\bpg_stat_database\w*|\bpg_stat_get_db_\w+/i;
+
 /** The counts a backend has made and not yet sent out, its own transaction's among them. */
 const pendingCounts = /\bpg_stat_(?:get_)?xact_\w+/i;
 
@@ -106,7 +114,10 @@ export async function statisticsShared(
 ): Promise<string | null> {
   // What the backend counted and has not sent out: any session's, since its last flush.
   const users = ctx.backendUsers;
-  if (pendingCounts.test(sql) && users !== 'none' && users !== s.id) return 'xact';
+  if (users !== 'none' && users !== s.id) {
+    if (pendingCounts.test(sql)) return 'xact';
+    if (databaseCounts.test(sql)) return 'database';
+  }
   if (ctx.sessions.size < 2) return null;
   const scans = scanCounts.test(sql);
   if (scans || functionCounts.test(sql)) {
