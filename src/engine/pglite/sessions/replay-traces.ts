@@ -70,6 +70,22 @@ export async function noteWritten(
   }
 }
 
+/**
+ * Notes that a VACUUM in `sql` frees the room the rolled-back originals' rows took in the
+ * tables it names (every table, naming none): rows written from then on may go there, where
+ * a server's go elsewhere, so a scan lists them in another order (`inScanOrder`).
+ */
+async function noteVacuum(ctx: LayerContext, sql: string): Promise<void> {
+  const { written, reordered } = ctx.replayTraces;
+  for (const { sql: statement } of splitStatements(sql)) {
+    if (!/^\s*VACUUM\b/i.test(statement)) continue;
+    for (const [oid, name] of await writtenOidNames(ctx, written)) {
+      if (namesTables(statement) && !named(name, statement)) continue;
+      reordered.set(oid, { always: true, xids: [] });
+    }
+  }
+}
+
 /** A refusal for `sql` if it could show what a replay left behind; null otherwise. */
 export async function replayTraceRefusal(
   ctx: LayerContext,
@@ -80,6 +96,7 @@ export async function replayTraceRefusal(
   if (!scanned) return null;
   if (scanCounts.test(sql) || functionCounts.test(sql)) return notExpressible('replay-traces', '');
   if (written.size === 0) return null;
+  await noteVacuum(ctx, sql);
   const layout = rowCounts.test(sql) || showsLayout.test(sql) || (await inScanOrder(ctx, s, sql));
   const explains = explainsNumbers(sql);
   if (!layout && !explains && !reports.test(sql)) return null;
@@ -157,10 +174,18 @@ async function writtenNames(
   ctx: LayerContext,
   oids: Iterable<string> = ctx.replayTraces.written,
 ): Promise<string[]> {
+  return (await writtenOidNames(ctx, oids)).map(([, name]) => name);
+}
+
+/** The tables of `oids` that exist still, by OID and name. */
+async function writtenOidNames(
+  ctx: LayerContext,
+  oids: Iterable<string>,
+): Promise<[oid: string, name: string][]> {
   const [names] = await ctx.backend.exec(
-    `SELECT c.relname::pg_catalog.text FROM pg_catalog.pg_class c
-      WHERE c.oid = ANY(pg_catalog.string_to_array($1, ',')::pg_catalog.oid[]) ORDER BY 1`,
+    `SELECT c.oid::pg_catalog.text, c.relname::pg_catalog.text FROM pg_catalog.pg_class c
+      WHERE c.oid = ANY(pg_catalog.string_to_array($1, ',')::pg_catalog.oid[]) ORDER BY 2`,
     [[...oids].join(',')],
   );
-  return names!.rows.map(([name]) => name!);
+  return names!.rows.map(([oid, name]) => [oid!, name!]);
 }
