@@ -10,7 +10,7 @@ const parkedGoesOn = `
 setup { CREATE TABLE t (id int PRIMARY KEY); INSERT INTO t VALUES (1), (2); }
 teardown { DROP TABLE t; }
 session a
-step a1 { BEGIN; UPDATE t SET id = id WHERE id = 1; }
+step a1 { BEGIN; UPDATE t SET id = id WHERE id = (SELECT min(id) FROM t); }
 step a2 { SELECT 1 AS one; }
 step a3 { COMMIT; }
 session b
@@ -26,7 +26,7 @@ setup { CREATE TABLE t (id int PRIMARY KEY); INSERT INTO t VALUES (1), (2); }
 teardown { DROP TABLE t; }
 session a
 step a0 { PREPARE q AS SELECT 1; }
-step a1 { BEGIN; UPDATE t SET id = id WHERE id = 1; }
+step a1 { BEGIN; UPDATE t SET id = id WHERE id = (SELECT min(id) FROM t); }
 step a2 { SELECT 1 AS one; }
 step a3 { COMMIT; }
 step a4 { DEALLOCATE q; }
