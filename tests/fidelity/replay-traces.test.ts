@@ -90,6 +90,7 @@ async function listedAfter(engine: Engine) {
     ordered: await answer(a, "SELECT id FROM trace_order WHERE tag = 'x' ORDER BY id"),
     counted: await answer(a, "SELECT count(*) FROM trace_order WHERE tag = 'x'"),
     asTheyLie: kindOf(await answer(a, "SELECT id FROM trace_order WHERE tag = 'x'")),
+    oneByKey: await answer(a, "UPDATE trace_order SET tag = 'y' WHERE id = 3 RETURNING id, tag"),
   };
   await a.query('COMMIT');
   await a.close();
@@ -111,6 +112,7 @@ describe('what a replay leaves behind', () => {
       ordered: [['3'], ['5']],
       counted: [['2']],
       asTheyLie: [['3'], ['5']],
+      oneByKey: [['3', 'y']],
     });
     expect(await listedAfter(engines.pglite)).toEqual({ ...server, asTheyLie: 'replay-traces' });
   });

@@ -136,7 +136,10 @@ async function inScanOrder(ctx: LayerContext, s: SessionRecord, sql: string): Pr
         !/\bORDER\s+BY\b/i.test(statement) &&
         !aggregatesOnly.test(statement),
     );
-  if (listing.length === 0) return false;
+  const several: string[] = [];
+  for (const statement of listing)
+    if (!(await oneRowAtMost(ctx, statement))) several.push(statement);
+  if (several.length === 0) return false;
   // Rows an open transaction wrote only it sees: they show out of order once it commits.
   const seen: string[] = [];
   for (const [oid, { always, xids }] of reordered) {
@@ -146,7 +149,43 @@ async function inScanOrder(ctx: LayerContext, s: SessionRecord, sql: string): Pr
   }
   if (seen.length === 0) return false;
   const names = await writtenNames(ctx, seen);
-  return listing.some((statement) => names.some((name) => named(name, statement)));
+  return several.some((statement) => names.some((name) => named(name, statement)));
+}
+
+const identifier = String.raw`(?:"[^"]+"|[A-Za-z_][\w$]*)(?:\.(?:"[^"]+"|[A-Za-z_][\w$]*))?`;
+
+/** One table's rows by a WHERE: a SELECT (locking or not), UPDATE or DELETE. */
+const oneTable = new RegExp(
+  String.raw`^\s*(?:SELECT\s+[\s\S]+?\s+FROM|UPDATE|DELETE\s+FROM)\s+(?:ONLY\s+)?(${identifier})(?:\s+(?:AS\s+)?(?!WHERE\b|SET\b)[A-Za-z_]\w*)?\s+(?:SET\s+[\s\S]+?\s+)?WHERE\s+([\s\S]+?)(?:\s+(?:RETURNING|FOR)\b[\s\S]*)?\s*;?\s*$`,
+  'i',
+);
+
+/** A condition that a column equals one value: `id = 3`, `t.id = $1`, `k = 'a'`. */
+const equality = /^(?:[A-Za-z_]\w*\.)?("?)([A-Za-z_]\w*)\1\s*=\s*(?:'[^']*'|-?\d+|\$\d+)$/;
+
+/**
+ * Whether `statement` meets one row at most: it reads one table by a WHERE that, among
+ * conditions joined by AND, sets a column with a unique index of its own to one value.
+ */
+async function oneRowAtMost(ctx: LayerContext, statement: string): Promise<boolean> {
+  const m = oneTable.exec(statement);
+  if (!m || (statement.match(/\bSELECT\b/gi) ?? []).length > 1) return false;
+  const where = m[2]!;
+  if (/[(),]|\b(?:OR|JOIN|LIMIT|GROUP|UNION)\b/i.test(where)) return false;
+  const columns = where
+    .split(/\s+AND\s+/i)
+    .flatMap((condition) => equality.exec(condition.trim())?.[2] ?? []);
+  if (columns.length === 0) return false;
+  const [unique] = await ctx.backend.exec(
+    `SELECT EXISTS (SELECT FROM pg_catalog.pg_index i
+                      JOIN pg_catalog.pg_attribute a
+                        ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+                     WHERE i.indrelid = pg_catalog.to_regclass($1) AND i.indisunique
+                       AND i.indnatts = 1 AND i.indpred IS NULL
+                       AND a.attname = ANY(pg_catalog.string_to_array($2, ',')))`,
+    [m[1]!, columns.join(',')],
+  );
+  return unique!.rows[0]![0] === 't';
 }
 
 /** Whether any of the transactions `xids` has committed. */
