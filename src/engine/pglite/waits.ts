@@ -95,7 +95,8 @@ const lockClause = /\bFOR\s+(?:NO\s+KEY\s+UPDATE|UPDATE|KEY\s+SHARE|SHARE)\b/i;
 /** VACUUM's or ANALYZE's SKIP_LOCKED option, unless turned off. */
 const skipLocked = /\bSKIP_LOCKED\b(?!\s+(?:false|off|0)\b)/i;
 const nonWaiting = /\b(?:NOWAIT|SKIP\s+LOCKED)\b/i;
-const identifier = String.raw`(?:"[^"]+"|[A-Za-z_][\w$]*)(?:\.(?:"[^"]+"|[A-Za-z_][\w$]*))?`;
+/** A table's name, schema-qualified or not, quoted or not, as a regular expression. */
+export const identifier = String.raw`(?:"[^"]+"|[A-Za-z_][\w$]*)(?:\.(?:"[^"]+"|[A-Za-z_][\w$]*))?`;
 const simpleUpdate = new RegExp(
   String.raw`^\s*UPDATE\s+(?:ONLY\s+)?(${identifier})(?:\s+(?:AS\s+)?(?!SET\b)([A-Za-z_]\w*))?\s+SET\s+[\s\S]*?(?:\s+WHERE\s+([\s\S]*?))?\s*(?:\s+RETURNING\s+[\s\S]*)?;?\s*$`,
   'i',

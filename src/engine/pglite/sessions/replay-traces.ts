@@ -7,6 +7,7 @@
 // scans. A server did none of this. What would show it is refused (`replay-traces`),
 // until Reset starts afresh.
 import { splitStatements } from '../../split-statements';
+import { identifier, mentions } from '../waits';
 import type { LayerContext, SessionRecord } from './context';
 import { notExpressible, type QueryReply } from './replies';
 import { functionCounts, scanCounts } from './statistics';
@@ -80,7 +81,7 @@ async function noteVacuum(ctx: LayerContext, sql: string): Promise<void> {
   for (const { sql: statement } of splitStatements(sql)) {
     if (!/^\s*VACUUM\b/i.test(statement)) continue;
     for (const [oid, name] of await writtenOidNames(ctx, written)) {
-      if (namesTables(statement) && !named(name, statement)) continue;
+      if (namesTables(statement) && !mentions(statement, name)) continue;
       reordered.set(oid, { always: true, xids: [] });
     }
   }
@@ -106,7 +107,7 @@ export async function replayTraceRefusal(
   if (layout) return refusal;
   // A plan or a report names one of those tables; a report that names none goes through
   // every table.
-  return tables.some((name) => named(name, sql)) || (!explains && !namesTables(sql))
+  return tables.some((name) => mentions(sql, name)) || (!explains && !namesTables(sql))
     ? refusal
     : null;
 }
@@ -149,10 +150,8 @@ async function inScanOrder(ctx: LayerContext, s: SessionRecord, sql: string): Pr
   }
   if (seen.length === 0) return false;
   const names = await writtenNames(ctx, seen);
-  return several.some((statement) => names.some((name) => named(name, statement)));
+  return several.some((statement) => names.some((name) => mentions(statement, name)));
 }
-
-const identifier = String.raw`(?:"[^"]+"|[A-Za-z_][\w$]*)(?:\.(?:"[^"]+"|[A-Za-z_][\w$]*))?`;
 
 /** One table's rows by a WHERE: a SELECT (locking or not), UPDATE or DELETE. */
 const oneTable = new RegExp(
@@ -202,11 +201,6 @@ async function anyCommitted(ctx: LayerContext, xids: string[]): Promise<boolean>
 /** A SELECT of counts and sums alone, in one row, whatever order it reads rows in. */
 const aggregatesOnly =
   /^\s*SELECT\s+(?:(?:count|sum|min|max|avg|bool_and|bool_or|every)\s*\([^()]*\)(?:\s+(?:AS\s+)?\w+)?\s*,\s*)*(?:count|sum|min|max|avg|bool_and|bool_or|every)\s*\([^()]*\)(?:\s+(?:AS\s+)?\w+)?\s+FROM\b(?![\s\S]*\b(?:GROUP|LIMIT|OFFSET|FETCH|UNION)\b)/i;
-
-/** Whether `sql` names relation `name` as a word of its own. */
-function named(name: string, sql: string): boolean {
-  return new RegExp(`(?<![\\w$])${name.replace(/[^\w]/g, '\\$&')}(?![\\w$])`, 'i').test(sql);
-}
 
 /** The names of the tables rolled-back originals wrote that exist still. */
 async function writtenNames(

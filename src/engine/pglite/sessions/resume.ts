@@ -4,7 +4,7 @@
 // "Resuming a parked transaction".
 import { splitStatements } from '../../split-statements';
 import type { BackendReply } from '../backend';
-import { statementNeeds } from '../waits';
+import { identifier, statementNeeds } from '../waits';
 import {
   anotherHolds,
   setState,
@@ -414,7 +414,7 @@ const insertsValues = /^\s*INSERT\s+INTO\s+[^()\s]+(?:\s*\([^()]*\))?\s+VALUES\b
 
 /** A SELECT that locks the rows of one table its WHERE matches, and reads no others. */
 const lockingSelect = new RegExp(
-  String.raw`^\s*SELECT\s+[\s\S]+?\s+FROM\s+(?:ONLY\s+)?((?:"[^"]+"|[A-Za-z_][\w$]*)(?:\.(?:"[^"]+"|[A-Za-z_][\w$]*))?)(?:\s+(?:AS\s+)?(?!WHERE\b)([A-Za-z_]\w*))?\s+WHERE\s+([\s\S]+?)\s+FOR\s+(?:NO\s+KEY\s+UPDATE|UPDATE|KEY\s+SHARE|SHARE)\s*;?\s*$`,
+  String.raw`^\s*SELECT\s+[\s\S]+?\s+FROM\s+(?:ONLY\s+)?(${identifier})(?:\s+(?:AS\s+)?(?!WHERE\b)([A-Za-z_]\w*))?\s+WHERE\s+([\s\S]+?)\s+FOR\s+(?:NO\s+KEY\s+UPDATE|UPDATE|KEY\s+SHARE|SHARE)\s*;?\s*$`,
   'i',
 );
 

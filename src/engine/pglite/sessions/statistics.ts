@@ -75,23 +75,18 @@ function counts(statement: string): boolean {
 }
 
 /**
- * The number of the first statement of `r`'s open transaction that may have counted
- * something, or 0 when that cannot be told (its log was dropped); null when none did.
+ * The number of the first statement of `r`'s open transaction whose text `test` holds
+ * for, or 0 when that cannot be told (its log was dropped); null when none.
  */
-function firstCounting(r: SessionRecord): number | null {
+function firstLogged(r: SessionRecord, test: (sql: string) => boolean): number | null {
   if (r.holding.kind === 'none' || r.holding.kind === 'lost') return null;
   if (r.xactLog === null) return 0;
-  const entry = r.xactLog.find((e) => splitStatements(e.sql).some(({ sql }) => counts(sql)));
+  const entry = r.xactLog.find((e) => test(e.sql));
   return entry === undefined ? null : (entry.seq ?? 0);
 }
 
-/** The number of `s`'s transaction's first statement that read statistics; as above. */
-function firstStatisticsRead(s: SessionRecord): number | null {
-  if (s.holding.kind === 'none' || s.holding.kind === 'lost') return null;
-  if (s.xactLog === null) return 0;
-  const entry = s.xactLog.find((e) => readsStatistics(e.sql));
-  return entry === undefined ? null : (entry.seq ?? 0);
-}
+/** Whether a logged entry has a statement that may have counted something. */
+const counted = (sql: string) => splitStatements(sql).some(({ sql: one }) => counts(one));
 
 /** Whether another session than `s` sent the backend a statement after number `seq`. */
 function othersRanSince(ctx: LayerContext, s: SessionRecord, seq: number): boolean {
@@ -122,15 +117,15 @@ export async function statisticsShared(
   const scans = scanCounts.test(sql);
   if (scans || functionCounts.test(sql)) {
     for (const r of ctx.sessions.values()) {
-      const counted = firstCounting(r);
-      if (counted === null) continue;
+      const first = firstLogged(r, counted);
+      if (first === null) continue;
       // Without track_functions a session counts no calls.
       if (!scans && (await setting(ctx, r, 'track_functions')) === 'none') continue;
       if (r !== s) return 'pending';
-      if (othersRanSince(ctx, s, counted)) return 'own-pending';
+      if (othersRanSince(ctx, s, first)) return 'own-pending';
     }
   }
-  const read = firstStatisticsRead(s);
+  const read = firstLogged(s, readsStatistics);
   if (read === null || !othersRanSince(ctx, s, read)) return null;
   return (await setting(ctx, s, 'stats_fetch_consistency')) === 'none' ? null : 'cached';
 }
