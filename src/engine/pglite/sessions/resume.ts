@@ -268,10 +268,13 @@ async function cannotReplay(
                 WHERE d.adbin::pg_catalog.text ~ '\\{(SQLVALUEFUNCTION|NEXTVALUEEXPR)'
                    OR EXISTS (SELECT 1 FROM pg_catalog.regexp_matches(d.adbin::pg_catalog.text, ':(?:funcid|opfuncid) (\\d+)', 'g') m
                                 JOIN pg_catalog.pg_proc p ON p.oid = m[1]::pg_catalog.oid
-                               WHERE p.provolatile <> 'i'))`,
+                               WHERE p.provolatile <> 'i')),
+       EXISTS (SELECT 1 FROM pg_catalog.pg_proc p
+                WHERE p.proname IN (SELECT pg_catalog.jsonb_array_elements_text($3::pg_catalog.jsonb))
+                  AND p.pronamespace <> 'pg_catalog'::pg_catalog.regnamespace)`,
     [h.gid, s.xactSnapshot, JSON.stringify(called), JSON.stringify(replayableVolatile)],
   );
-  const [committed, sequence, catalog, volatile, trigger, defaults] = facts!.rows[0]!;
+  const [committed, sequence, catalog, volatile, trigger, defaults, ownFunction] = facts!.rows[0]!;
   if (h.isolation === 'serializable' && (await sharesSerializableWork(ctx, s))) {
     return (
       'another SERIALIZABLE transaction open now wrote where it read, or read where it ' +
@@ -291,7 +294,7 @@ async function cannotReplay(
     if (why && committed !== '0') return `other transactions committed since it began, and ${why}`;
     if (!why) importAt = importPoint(s.xactLog);
   } else if (committed !== '0') {
-    const why = await writtenByOthers(ctx, s, text);
+    const why = await writtenByOthers(ctx, s, text, ownFunction === 't');
     if (typeof why === 'string')
       return `other transactions committed since it began (${why}), so its statements might read otherwise`;
     committedTo = why.written;
@@ -394,6 +397,7 @@ async function writtenByOthers(
   ctx: LayerContext,
   s: SessionRecord,
   text: string,
+  ownFunction: boolean,
 ): Promise<string | { written: string[] }> {
   const h = s.holding;
   if (h.kind !== 'parked' || h.isolation !== 'read committed') return 'it is not READ COMMITTED';
@@ -403,7 +407,7 @@ async function writtenByOthers(
   const since = await writtenSince(ctx, h.gid, s.xactSnapshot, s.xactWrites);
   if (since === null) return { written: [] };
   if (typeof since === 'string') return since;
-  return (await rowsConfined(ctx, s, since.written)) ?? since;
+  return (await rowsConfined(ctx, s, since.written, ownFunction)) ?? since;
 }
 
 /** Statements that read no rows: a transaction's own beginning, settings, savepoints. */
@@ -442,24 +446,13 @@ async function rowsConfined(
   ctx: LayerContext,
   s: SessionRecord,
   written: string[],
+  ownFunction: boolean,
 ): Promise<string | null> {
   const h = s.holding;
   if (h.kind !== 'parked') return 'it is not parked';
   const why = 'a table it read or wrote was written since, where its statements read';
   // A function of the reader's own may read any table.
-  const called = [
-    ...s
-      .xactLog!.map((e) => e.sql)
-      .join('\n')
-      .matchAll(/\b([a-z_][a-z0-9_$]*)\s*\(/gi),
-  ];
-  const [own] = await ctx.backend.exec(
-    `SELECT EXISTS (SELECT FROM pg_catalog.pg_proc p
-                     WHERE p.proname = ANY(pg_catalog.string_to_array(pg_catalog.lower($1), ','))
-                       AND p.pronamespace <> 'pg_catalog'::pg_catalog.regnamespace)`,
-    [called.map((m) => m[1]).join(',')],
-  );
-  if (own!.rows[0]![0] === 't') return `${why}, through a function`;
+  if (ownFunction) return `${why}, through a function`;
   for (const entry of s.xactLog!) {
     for (const { sql } of splitStatements(entry.sql)) {
       if (readsNoRows.test(sql)) continue;
