@@ -152,6 +152,11 @@ export interface LoggedStatement {
   answer: string;
   /** Its number among the statements sent to the backend (`statementSeq`). */
   seq?: number;
+  /**
+   * For a statement that skips or refuses locked rows (SKIP LOCKED, NOWAIT): the other
+   * transactions open when it ran, as `session:xactSeq` (`lockHolders` in resume.ts).
+   */
+  holders?: string[];
 }
 
 /**

@@ -46,6 +46,9 @@ const sleeps = /\bpg_sleep/i;
 const clockKeywords =
   /\b(?:CURRENT_TIMESTAMP|CURRENT_TIME|CURRENT_DATE|LOCALTIMESTAMP|LOCALTIME)\b/i;
 
+/** EXPLAIN that runs the statement and reports its times (ANALYZE, in any form). */
+const measures = /\bEXPLAIN\s*(?:\([^)]*\bANALY[SZ]E\b|\s+ANALY[SZ]E\b)/i;
+
 /**
  * Volatile functions a replay may call again: what they do is undone with the rollback
  * and done again (a transaction-level lock, a sleep, a setting), or their answer is
@@ -95,6 +98,7 @@ export function answerKey(reply: BackendReply): string {
 
 /** Adds `s`'s statement and its answer to its transaction's log (see `SessionRecord.xactLog`). */
 export function logStatement(
+  ctx: LayerContext,
   s: SessionRecord,
   sql: string,
   params: unknown[] | undefined,
@@ -111,7 +115,37 @@ export function logStatement(
     ...(params ? { params } : {}),
     answer: answerKey(reply),
     ...(s.lastSeq !== undefined ? { seq: s.lastSeq } : {}),
+    ...(answersByLocks.test(sql) ? { holders: lockHolders(ctx, s) } : {}),
   });
+}
+
+/**
+ * The transactions of sessions other than `s` that may hold row locks now, those with an
+ * XID of their own, as `session:xactSeq:undone`, where `undone` counts the ROLLBACK TO
+ * SAVEPOINTs it ran, which give up row locks too (a replay keeps all three).
+ */
+function lockHolders(ctx: LayerContext, s: SessionRecord): string[] {
+  return [...ctx.sessions.values()].flatMap((r) => {
+    const h = r.holding;
+    const xid = h.kind === 'parked' ? !h.emulatedSnapshot : h.kind === 'resident' && r.xid !== null;
+    if (r === s || !xid) return [];
+    const undone = r.xactLog?.filter((e) =>
+      splitStatements(e.sql).some(({ sql }) => toSavepoint.test(sql)),
+    );
+    return [`${r.id}:${r.xactSeq}:${undone?.length ?? '?'}`];
+  });
+}
+
+/**
+ * Whether one of the transactions open when a statement of `s`'s log skipped or refused
+ * locked rows has ended since (`holders`), by COMMIT or ROLLBACK, or rolled back to a
+ * savepoint: row locks went with it, so the statement run again could take rows it
+ * skipped. A transaction whose log is gone (`undone` unknown) counts as changed.
+ */
+function holderEnded(ctx: LayerContext, s: SessionRecord): boolean {
+  if (!s.xactLog!.some((e) => e.holders)) return false;
+  const open = new Set(lockHolders(ctx, s));
+  return s.xactLog!.some((e) => e.holders?.some((h) => h.endsWith('?') || !open.has(h)));
 }
 
 /** Marks `s`'s open transaction as one that cannot be replayed (its answer was the layer's). */
@@ -234,6 +268,10 @@ async function cannotReplay(
     splitStatements(e.sql).some(({ sql }) => toSavepoint.test(sql)),
   );
   if (clockKeywords.test(text)) return 'it read the clock, which a replay would read later';
+  if (measures.test(text)) return 'it ran EXPLAIN ANALYZE, whose times a replay would measure anew';
+  if (holderEnded(ctx, s)) {
+    return 'it skipped or refused locked rows, and a transaction that held them has ended since';
+  }
   // Its first statement runs again with the clock standing at the transaction's start.
   if (sleeps.test(s.xactLog[0]?.sql ?? '')) {
     return 'the statement that began it slept, which cannot run again at the time it began';

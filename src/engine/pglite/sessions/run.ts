@@ -675,7 +675,7 @@ async function finish(
     notePrepared(s, sql);
   }
   await settle(ctx, s, reply, sql, params !== undefined);
-  logStatement(s, sql, params, reply);
+  logStatement(ctx, s, sql, params, reply);
   // A failure of serializable snapshot isolation (not RR's "concurrent update").
   const ssi = reply.error?.code === '40001' && /read\/write dependencies/.test(reply.error.message);
   const prepared = ssi ? serializableParked(ctx, s) : undefined;
