@@ -221,6 +221,23 @@ async function readTheClock(engine: Engine) {
   return { goesOn };
 }
 
+/**
+ * Two workers claim a row each with SKIP LOCKED; the first finishes its row and commits,
+ * then the second goes on. `shown` is what the claim answers: with the key, or without.
+ */
+async function workersInTurn(engine: Engine, shown: 'id, v' | 'v') {
+  const [a, b] = await scene(engine, 'a', 'b');
+  const claim = `SELECT ${shown} FROM tray WHERE v = 0 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`;
+  const first = await answer(a!, `BEGIN; ${claim}`);
+  const second = await answer(b!, `BEGIN; ${claim}`);
+  await a!.query('UPDATE tray SET v = 1 WHERE id = 1; COMMIT');
+  const goesOn = await answer(b!, 'UPDATE tray SET v = 2 WHERE id = 2 RETURNING v');
+  await b!.query('COMMIT');
+  const rows = await answer(a!, 'SELECT id, v FROM tray ORDER BY id');
+  await closeAll([a!, b!]);
+  return { first, second, goesOn, rows };
+}
+
 /** A writer measured a query with EXPLAIN ANALYZE, then another session ran. */
 async function measured(engine: Engine) {
   const [a, b] = await scene(engine, 'a', 'b');
@@ -602,6 +619,30 @@ describe('a parked transaction that goes on, on PGlite and on PostgreSQL 18', ()
     };
     expect(await deadlockSurvivor(engines.server.engine)).toEqual(expected);
     expect(await deadlockSurvivor(engines.pglite)).toEqual(expected);
+  });
+
+  it('a worker whose SKIP LOCKED claim would take the same row again goes on after the other worker committed', async () => {
+    const onServer = await workersInTurn(engines.server.engine, 'id, v');
+    expect(onServer).toEqual({
+      first: [['1', '0']],
+      second: [['2', '0']],
+      goesOn: [['2']],
+      rows: [
+        ['1', '1'],
+        ['2', '2'],
+        ['3', '0'],
+        ['4', '0'],
+      ],
+    });
+    expect(await workersInTurn(engines.pglite, 'id, v')).toEqual(onServer);
+  });
+
+  it('a SKIP LOCKED claim whose answer does not show which row it locked is refused after the other worker committed', async () => {
+    const onServer = await workersInTurn(engines.server.engine, 'v');
+    expect(onServer.goesOn).toEqual([['2']]);
+    const onPglite = await workersInTurn(engines.pglite, 'v');
+    expect(kindOf(onPglite.goesOn)).toBe('parked-goes-on');
+    expect(onPglite.goesOn).toMatch(/does not show which rows it locked/);
   });
 
   it('after EXPLAIN ANALYZE, whose times a replay would measure anew, going on is refused before anything is rolled back', async () => {

@@ -58,7 +58,15 @@ export interface BackendReply {
   noticesOmitted?: number;
   error?: PgErrorFields;
   status: TransactionStatus;
+  /**
+   * For each result, where each of its columns comes from as RowDescription says: the
+   * table's OID and the column's number, or zeros for a computed one. The layer's own.
+   */
+  origins?: Origin[][];
 }
+
+/** A result column's table OID and column number (both 0 when it is computed). */
+export type Origin = readonly [table: number, column: number];
 
 /** What of an answer is kept: `answerCaps` for a reader's statement, everything for the layer's. */
 export interface Caps {
@@ -84,6 +92,9 @@ const COMMAND_COMPLETE = 0x43; // 'C'
 
 type Omitted = { count: number; cap: 'rows' | 'bytes' };
 
+/** A RowDescription field as the protocol parser gives it. */
+type DescribedField = Field & { tableID: number; columnID: number };
+
 /**
  * Reads the backend's protocol messages as they stream out of PGlite and folds them into a
  * reply, keeping what `caps` allow: a row or notice past them is counted from its header
@@ -102,6 +113,7 @@ type Omitted = { count: number; cap: 'rows' | 'bytes' };
  */
 function answerReader(reply: BackendReply, caps: Caps, parser: protocol.Parser) {
   let fields: Field[] = [];
+  let origins: Origin[] = [];
   let rows: Row[] = [];
   /** Each finished result's rows left out, in order, for `onMessage` to attach. */
   const omissions: (Omitted | null)[] = [];
@@ -109,10 +121,13 @@ function answerReader(reply: BackendReply, caps: Caps, parser: protocol.Parser) 
   function onMessage(m: BackendMessage): void {
     switch (m.name) {
       case 'rowDescription':
-        fields = (m as unknown as { fields: Field[] }).fields.map((f) => ({
+        fields = (m as unknown as { fields: DescribedField[] }).fields.map((f) => ({
           name: f.name,
           dataTypeID: f.dataTypeID,
         }));
+        origins = (m as unknown as { fields: DescribedField[] }).fields.map(
+          (f) => [f.tableID, f.columnID] as const,
+        );
         rows = [];
         break;
       case 'dataRow':
@@ -124,7 +139,9 @@ function answerReader(reply: BackendReply, caps: Caps, parser: protocol.Parser) 
         const omitted = omissions.shift();
         if (omitted) result.rowsOmitted = omitted;
         reply.results.push(result);
+        (reply.origins ??= []).push(origins);
         fields = [];
+        origins = [];
         rows = [];
         break;
       }

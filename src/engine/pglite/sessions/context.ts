@@ -1,7 +1,7 @@
 // The one context every module of the session layer shares, and the records it keeps.
 import type { SessionStateName } from '../../session-info';
 import type { PgErrorFields } from '../../types';
-import type { Backend, TransactionStatus } from '../backend';
+import type { Backend, Origin, TransactionStatus } from '../backend';
 import type { LockMode } from '../waits';
 import type { RowWait } from './recheck';
 import type { QueryReply } from './replies';
@@ -153,10 +153,13 @@ export interface LoggedStatement {
   /** Its number among the statements sent to the backend (`statementSeq`). */
   seq?: number;
   /**
-   * For a statement that skips or refuses locked rows (SKIP LOCKED, NOWAIT): the other
-   * transactions open when it ran, as `session:xactSeq` (`lockHolders` in resume.ts).
+   * For a claim, a statement that skips or refuses locked rows (SKIP LOCKED, NOWAIT): the
+   * other transactions open when it ran, its last result's columns and rows (hashed), and
+   * their origins as RowDescription gave them (claims.ts).
    */
   holders?: string[];
+  rows?: string;
+  origins?: Origin[];
 }
 
 /**

@@ -6,6 +6,15 @@ import { splitStatements } from '../../split-statements';
 import type { BackendReply } from '../backend';
 import { identifier, statementNeeds } from '../waits';
 import {
+  answersByLocks,
+  claimHolds,
+  claimRecord,
+  hashText,
+  holderEnded,
+  readsNoRows,
+  toSavepoint,
+} from './claims';
+import {
   anotherHolds,
   setState,
   whose,
@@ -37,7 +46,6 @@ import { committedSince, parkedCte, writtenSince } from './write-counts';
 const sessionObjects = /^\s*(?:PREPARE(?!\s+TRANSACTION\b)|DEALLOCATE|DECLARE|FETCH|MOVE|CLOSE)\b/i;
 
 /** ROLLBACK TO SAVEPOINT, which gives up the locks taken since the savepoint. */
-export const toSavepoint = /^\s*ROLLBACK\s+(?:WORK\s+|TRANSACTION\s+)?TO\b/i;
 
 /** pg_sleep, pg_sleep_for and pg_sleep_until, which wait for the clock to move. */
 const sleeps = /\bpg_sleep/i;
@@ -78,22 +86,14 @@ const maxLogged = 500;
  * kept as a 53-bit hash of their text (cyrb53), so a long transaction's log stays small.
  */
 export function answerKey(reply: BackendReply): string {
-  const text = JSON.stringify([
-    reply.results.map((r) => [r.command, r.rowCount, r.fields, r.rows]),
-    reply.notices.map((n) => [n.severity, n.code, n.message, n.detail, n.hint]),
-    reply.error ? [reply.error.code, reply.error.message, reply.error.detail] : null,
-    reply.status,
-  ]);
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 2654435761);
-    h2 = Math.imul(h2 ^ c, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return `${text.length}:${(4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36)}`;
+  return hashText(
+    JSON.stringify([
+      reply.results.map((r) => [r.command, r.rowCount, r.fields, r.rows]),
+      reply.notices.map((n) => [n.severity, n.code, n.message, n.detail, n.hint]),
+      reply.error ? [reply.error.code, reply.error.message, reply.error.detail] : null,
+      reply.status,
+    ]),
+  );
 }
 
 /** Adds `s`'s statement and its answer to its transaction's log (see `SessionRecord.xactLog`). */
@@ -115,37 +115,8 @@ export function logStatement(
     ...(params ? { params } : {}),
     answer: answerKey(reply),
     ...(s.lastSeq !== undefined ? { seq: s.lastSeq } : {}),
-    ...(answersByLocks.test(sql) ? { holders: lockHolders(ctx, s) } : {}),
+    ...claimRecord(ctx, s, sql, reply),
   });
-}
-
-/**
- * The transactions of sessions other than `s` that may hold row locks now, those with an
- * XID of their own, as `session:xactSeq:undone`, where `undone` counts the ROLLBACK TO
- * SAVEPOINTs it ran, which give up row locks too (a replay keeps all three).
- */
-function lockHolders(ctx: LayerContext, s: SessionRecord): string[] {
-  return [...ctx.sessions.values()].flatMap((r) => {
-    const h = r.holding;
-    const xid = h.kind === 'parked' ? !h.emulatedSnapshot : h.kind === 'resident' && r.xid !== null;
-    if (r === s || !xid) return [];
-    const undone = r.xactLog?.filter((e) =>
-      splitStatements(e.sql).some(({ sql }) => toSavepoint.test(sql)),
-    );
-    return [`${r.id}:${r.xactSeq}:${undone?.length ?? '?'}`];
-  });
-}
-
-/**
- * Whether one of the transactions open when a statement of `s`'s log skipped or refused
- * locked rows has ended since (`holders`), by COMMIT or ROLLBACK, or rolled back to a
- * savepoint: row locks went with it, so the statement run again could take rows it
- * skipped. A transaction whose log is gone (`undone` unknown) counts as changed.
- */
-function holderEnded(ctx: LayerContext, s: SessionRecord): boolean {
-  if (!s.xactLog!.some((e) => e.holders)) return false;
-  const open = new Set(lockHolders(ctx, s));
-  return s.xactLog!.some((e) => e.holders?.some((h) => h.endsWith('?') || !open.has(h)));
 }
 
 /** Marks `s`'s open transaction as one that cannot be replayed (its answer was the layer's). */
@@ -269,8 +240,11 @@ async function cannotReplay(
   );
   if (clockKeywords.test(text)) return 'it read the clock, which a replay would read later';
   if (measures.test(text)) return 'it ran EXPLAIN ANALYZE, whose times a replay would measure anew';
-  if (holderEnded(ctx, s)) {
-    return 'it skipped or refused locked rows, and a transaction that held them has ended since';
+  // A claim (SKIP LOCKED, NOWAIT) whose skipped rows others have let go since: READ
+  // COMMITTED asks PostgreSQL whether it would take the same rows (below).
+  const freed = holderEnded(ctx, s);
+  if (freed && h.isolation !== 'read committed') {
+    return 'it skipped or refused locked rows, and a transaction that held them has let them go since';
   }
   // Its first statement runs again with the clock standing at the transaction's start.
   if (sleeps.test(s.xactLog[0]?.sql ?? '')) {
@@ -350,6 +324,12 @@ async function cannotReplay(
   if (volatile) return `it called ${volatile}, which a replay may answer differently unseen`;
   if (trigger === 't') return 'a trigger runs on a table it changed';
   if (defaults === 't') return 'a table it changed has a default that is not a constant';
+  if (h.isolation === 'read committed' && (committed !== '0' || freed)) {
+    for (const entry of s.xactLog.filter((e) => e.holders)) {
+      const why = await claimHolds(ctx, s, entry);
+      if (why) return why;
+    }
+  }
   return { importAt, shown, committedTo };
 }
 
@@ -420,9 +400,6 @@ async function sharesSerializableWork(ctx: LayerContext, s: SessionRecord): Prom
 const showsOthersWork =
   /\bpg_stat|_size\s*\(|\bpg_last_committed_xact\b|\bpg_xact_commit_timestamp\w*\b|\bpg_replication_slots\b|\bpg_blocking_pids\b|\bpg_backend_\w+|\bpg_prepared_statements\b/i;
 
-/** Clauses whose answer depends on which rows others hold locks on. */
-const answersByLocks = /\bSKIP\s+LOCKED\b|\bNOWAIT\b/i;
-
 /**
  * Why the transactions that committed since `s`'s began may have changed what its
  * statements read, or null when they cannot have: it is READ COMMITTED (each statement
@@ -440,16 +417,14 @@ async function writtenByOthers(
   const h = s.holding;
   if (h.kind !== 'parked' || h.isolation !== 'read committed') return 'it is not READ COMMITTED';
   if (!s.xactWrites || !s.xactSnapshot) return 'what they wrote was not counted';
-  const reads = readsOthersWork(text);
+  // Its claims are asked about last (`claimHolds`), once nothing else refuses it.
+  const reads = readsOthersWork(text, false);
   if (reads) return reads;
   const since = await writtenSince(ctx, h.gid, s.xactSnapshot, s.xactWrites);
   if (since === null) return { written: [] };
   if (typeof since === 'string') return since;
   return (await rowsConfined(ctx, s, since.written, ownFunction)) ?? since;
 }
-
-/** Statements that read no rows: a transaction's own beginning, settings, savepoints. */
-const readsNoRows = /^\s*(?:BEGIN|START\s+TRANSACTION|SET|RESET|SHOW|SAVEPOINT|RELEASE)\b/i;
 
 /** An INSERT of VALUES alone, which reads no rows (ON CONFLICT reads the one it meets). */
 const insertsValues = /^\s*INSERT\s+INTO\s+[^()\s]+(?:\s*\([^()]*\))?\s+VALUES\b/i;
@@ -494,6 +469,8 @@ async function rowsConfined(
   for (const entry of s.xactLog!) {
     for (const { sql } of splitStatements(entry.sql)) {
       if (readsNoRows.test(sql)) continue;
+      // A claim takes the same rows again, which PostgreSQL is asked last (`claimHolds`).
+      if (entry.holders && answersByLocks.test(sql)) continue;
       if (insertsValues.test(sql) && !/\b(?:SELECT|ON\s+CONFLICT)\b/i.test(sql)) continue;
       const needs = statementNeeds(sql).rows;
       const rows = needs.kind === 'modify' && !/\bSELECT\b/i.test(sql) ? needs : lockedSelect(sql);
@@ -533,11 +510,11 @@ async function rowsConfined(
  * that only locked rows writes none, but its end changes what SKIP LOCKED skips and what
  * NOWAIT fails on). Null when they cannot.
  */
-function readsOthersWork(text: string): string | null {
+function readsOthersWork(text: string, locks = true): string | null {
   if (showsXids.test(text) || showsAges.test(text) || showsOthersWork.test(text)) {
     return 'it read XIDs, snapshots or statistics';
   }
-  if (answersByLocks.test(text)) return 'it skipped or refused locked rows';
+  if (locks && answersByLocks.test(text)) return 'it skipped or refused locked rows';
   return null;
 }
 

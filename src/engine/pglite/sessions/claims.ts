@@ -1,0 +1,161 @@
+// Claims in a parked transaction's log: statements that answer by which rows others hold
+// (SKIP LOCKED, NOWAIT), and whether a replay of one takes the same rows (ARCHITECTURE.md,
+// "Resuming a parked transaction").
+import { splitStatements } from '../../split-statements';
+import type { BackendReply } from '../backend';
+import { identifier } from '../waits';
+import type { LayerContext, LoggedStatement, SessionRecord } from './context';
+import { loadSettings } from './session-settings';
+
+/** Clauses whose answer depends on which rows others hold locks on. */
+export const answersByLocks = /\bSKIP\s+LOCKED\b|\bNOWAIT\b/i;
+
+/** Statements that read no rows: a transaction's own beginning, settings, savepoints. */
+export const readsNoRows = /^\s*(?:BEGIN|START\s+TRANSACTION|SET|RESET|SHOW|SAVEPOINT|RELEASE)\b/i;
+
+/** ROLLBACK TO SAVEPOINT, which gives up the row locks taken since the savepoint. */
+export const toSavepoint = /^\s*ROLLBACK\s+(?:WORK\s+|TRANSACTION\s+)?TO\b/i;
+
+/** A 53-bit hash of `text` (cyrb53), with its length: what a log keeps of an answer. */
+export function hashText(text: string): string {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return `${text.length}:${(4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36)}`;
+}
+
+/** The columns and rows of a reply's last result, as a hash (see `claimHolds`). */
+function rowsKey(reply: BackendReply): string | null {
+  const last = reply.results.at(-1);
+  if (!last || reply.error || last.rowsOmitted) return null;
+  return hashText(JSON.stringify([last.fields, last.rows]));
+}
+
+/**
+ * What the log keeps of a claim, beside its answer: the other transactions open when it
+ * ran, its rows (hashed), and where its columns come from.
+ */
+export function claimRecord(
+  ctx: LayerContext,
+  s: SessionRecord,
+  sql: string,
+  reply: BackendReply,
+): Pick<LoggedStatement, 'holders' | 'rows' | 'origins'> {
+  if (!answersByLocks.test(sql)) return {};
+  const rows = rowsKey(reply);
+  const origins = reply.origins?.at(-1);
+  return {
+    holders: lockHolders(ctx, s),
+    ...(rows ? { rows } : {}),
+    ...(origins ? { origins: [...origins] } : {}),
+  };
+}
+
+/**
+ * The transactions of sessions other than `s` that may hold row locks now, those with an
+ * XID of their own, as `session:xactSeq:undone`, where `undone` counts the ROLLBACK TO
+ * SAVEPOINTs it ran, which give up row locks too (a replay keeps all three; `?` when its
+ * log is gone and it cannot be told).
+ */
+function lockHolders(ctx: LayerContext, s: SessionRecord): string[] {
+  return [...ctx.sessions.values()].flatMap((r) => {
+    const h = r.holding;
+    const xid = h.kind === 'parked' ? !h.emulatedSnapshot : h.kind === 'resident' && r.xid !== null;
+    if (r === s || !xid) return [];
+    const undone = r.xactLog?.filter((e) =>
+      splitStatements(e.sql).some(({ sql }) => toSavepoint.test(sql)),
+    );
+    return [`${r.id}:${r.xactSeq}:${undone?.length ?? '?'}`];
+  });
+}
+
+/**
+ * Whether one of the transactions open when a claim of `s`'s log ran has since ended, by
+ * COMMIT or ROLLBACK, or rolled back to a savepoint: row locks went with it, so the claim
+ * run again could take rows it skipped. One that could not be told counts as changed.
+ */
+export function holderEnded(ctx: LayerContext, s: SessionRecord): boolean {
+  if (!s.xactLog!.some((e) => e.holders)) return false;
+  const open = new Set(lockHolders(ctx, s));
+  return s.xactLog!.some((e) => e.holders?.some((h) => h.endsWith('?') || !open.has(h)));
+}
+
+/** A locking clause that skips or refuses locked rows, as a claim's ends with. */
+const lockingClause =
+  /\s+FOR\s+(?:NO\s+KEY\s+UPDATE|UPDATE|KEY\s+SHARE|SHARE)(?:\s+OF\s+[^;]*?)?\s+(?:SKIP\s+LOCKED|NOWAIT)\b/gi;
+
+/** A SELECT from one table: its FROM names the table and at most an alias. */
+const fromOneTable = new RegExp(
+  String.raw`^\s*SELECT\b[\s\S]*?\bFROM\s+(?:ONLY\s+)?(${identifier})(?:\s+(?:AS\s+)?(?!(?:WHERE|ORDER|LIMIT|OFFSET|FETCH|FOR)\b)[A-Za-z_]\w*)?\s*(?:;?\s*$|\b(?:WHERE|ORDER|LIMIT|OFFSET|FETCH|FOR)\b)`,
+  'i',
+);
+
+/** What a claim may not contain: another query, another table, or rows made up of several. */
+const notOneTable =
+  /\b(?:JOIN|UNION|INTERSECT|EXCEPT|GROUP|HAVING|WINDOW|DISTINCT|WITH|LATERAL|TABLESAMPLE)\b|\bSELECT\b[\s\S]*\bSELECT\b/i;
+
+/**
+ * Why a replay of `entry`, a claim, might not lock the rows it locked the first time, or
+ * null when it locks the same ones. It must be a SELECT of one table that locks the rows
+ * it returns, with a key in them: its columns, as RowDescription names their origins,
+ * hold every column of a unique index without NULLs, so the same answer is the same rows.
+ * The replay's candidates are the rows that match now and that no one else holds; its own
+ * rows are free once the original is rolled back. So the same query without its locking
+ * clause, asked before anything is rolled back (and outside any transaction: the layer
+ * set the resident one aside), must answer exactly as the claim did: its rows are then
+ * the claim's, and no row that others freed or changed since comes before them.
+ */
+export async function claimHolds(
+  ctx: LayerContext,
+  s: SessionRecord,
+  entry: LoggedStatement,
+): Promise<string | null> {
+  const why = 'it skipped or refused locked rows, and others have let rows go or written since';
+  // The claim is the entry's last statement: its rows are the last result. Any before it
+  // read no rows (BEGIN, SET).
+  const statements = splitStatements(entry.sql);
+  const { sql } = statements.at(-1)!;
+  if (!statements.slice(0, -1).every((st) => readsNoRows.test(st.sql))) return why;
+  if (!entry.rows || !entry.origins || !answersByLocks.test(sql)) return why;
+  // The probe runs outside the transaction: nothing before the claim may have written.
+  const before = s.xactLog!.slice(0, s.xactLog!.indexOf(entry));
+  const wrote = before.some(
+    (e) => !e.holders && splitStatements(e.sql).some((st) => !readsNoRows.test(st.sql)),
+  );
+  if (wrote) return `${why}, after statements of its own the check cannot see`;
+  const table = fromOneTable.exec(sql)?.[1];
+  const plain = sql.replace(lockingClause, '');
+  if (!table || notOneTable.test(sql) || (sql.match(lockingClause) ?? []).length !== 1) return why;
+  // Computed columns come from no table (0); the rest must come from its table.
+  const columns = entry.origins.filter(([t]) => t !== 0);
+  const [keyed] = await ctx.backend.exec(
+    `SELECT EXISTS (
+       SELECT FROM pg_catalog.pg_index i
+        WHERE i.indrelid = r.oid AND i.indisunique AND i.indpred IS NULL
+          AND i.indexprs IS NULL AND i.indkey::pg_catalog.int2[] <@ $3::pg_catalog.int2[]
+          AND NOT EXISTS (
+            SELECT FROM pg_catalog.pg_attribute a
+             WHERE a.attrelid = r.oid AND a.attnum = ANY (i.indkey::pg_catalog.int2[])
+               AND NOT a.attnotnull))
+         AND $2::pg_catalog.oid[] <@ ARRAY[r.oid]
+       FROM (SELECT pg_catalog.to_regclass($1)::pg_catalog.oid AS oid) r`,
+    [
+      table,
+      `{${[...new Set(columns.map(([t]) => t))].join(',')}}`,
+      `{${columns.map(([, c]) => c).join(',')}}`,
+    ],
+  );
+  if (keyed!.rows[0]![0] !== 't')
+    return `${why}, and its answer does not show which rows it locked`;
+  // Asked as the session would: its settings (search_path) name the same table.
+  await loadSettings(ctx, s);
+  const probe = await ctx.backend.run(plain, entry.params);
+  if (rowsKey(probe) !== entry.rows) return `${why}, so it could take other rows now`;
+  return null;
+}
