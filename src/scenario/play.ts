@@ -106,8 +106,10 @@ export class ScenarioPlay implements Playback {
       engine,
       testName: scenario.id,
       applicationName: (i) => sessions[i]!.application_name ?? sessions[i]!.name,
-      // It runs the setup and asks whether a step waits: readers see it in pg_stat_activity.
+      // It runs the setup and asks whether a step waits: readers see it in pg_stat_activity,
+      // so a step that reads it is given time to finish before the first ask.
       controlName: `${scenario.id} demo: setup and wait checks`,
+      firstCheckMs: 250,
       sessionOptions: (i) => ({
         role: sessions[i]!.role,
         ...(sessions[i]!.database ? { database: sessions[i]!.database } : {}),

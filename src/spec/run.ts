@@ -91,6 +91,11 @@ export interface RunOptions {
   /** How often a running step is checked for a lock wait (the tester: 10 ms). */
   pollMs?: number;
   /**
+   * How long a step runs before its first check (default: `pollMs`). The check is a query
+   * of the control connection, which a step that reads pg_stat_activity sees as active.
+   */
+  firstCheckMs?: number;
+  /**
    * Optional up-front check: why this permutation cannot be shown truthfully on this
    * engine, or undefined when it can.
    */
@@ -196,12 +201,14 @@ export class SpecRun {
   private readonly options: RunOptions;
   private readonly maxWait: number;
   private readonly poll: number;
+  private readonly firstCheck: number;
 
   constructor(spec: TestSpec, options: RunOptions) {
     this.spec = spec;
     this.options = options;
     this.maxWait = options.maxStepWaitMs ?? 300_000;
     this.poll = options.pollMs ?? 10;
+    this.firstCheck = Math.max(this.poll, options.firstCheckMs ?? 0);
   }
 
   private out(text: string): void {
@@ -557,8 +564,10 @@ export class SpecRun {
 
     const start = Date.now();
     let canceled = false;
+    let first = !(flags & STEP_RETRY);
     while (!active.done) {
-      const tick = delay(this.poll);
+      const tick = delay(first ? this.firstCheck : this.poll);
+      first = false;
       await Promise.race([active.settled, tick.promise]);
       tick.cancel();
       if (active.done) break;

@@ -232,10 +232,15 @@ async function workersInTurn(engine: Engine, shown: 'id, v' | 'v') {
   const second = await answer(b!, `BEGIN; ${claim}`);
   await a!.query('UPDATE tray SET v = 1 WHERE id = 1; COMMIT');
   const goesOn = await answer(b!, 'UPDATE tray SET v = 2 WHERE id = 2 RETURNING v');
+  // It claims again, is set aside, and goes on again: its claims ran again beside a
+  // transaction that is still open, so nothing was let go since.
+  const third = await answer(b!, claim);
+  await a!.query('SELECT 1');
+  const again = await answer(b!, 'UPDATE tray SET v = 2 WHERE id = 3 RETURNING v');
   await b!.query('COMMIT');
   const rows = await answer(a!, 'SELECT id, v FROM tray ORDER BY id');
   await closeAll([a!, b!]);
-  return { first, second, goesOn, rows };
+  return { first, second, goesOn, third, again, rows };
 }
 
 /** A writer measured a query with EXPLAIN ANALYZE, then another session ran. */
@@ -627,10 +632,12 @@ describe('a parked transaction that goes on, on PGlite and on PostgreSQL 18', ()
       first: [['1', '0']],
       second: [['2', '0']],
       goesOn: [['2']],
+      third: [['3', '0']],
+      again: [['2']],
       rows: [
         ['1', '1'],
         ['2', '2'],
-        ['3', '0'],
+        ['3', '2'],
         ['4', '0'],
       ],
     });

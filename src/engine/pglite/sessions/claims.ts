@@ -86,6 +86,15 @@ export function holderEnded(ctx: LayerContext, s: SessionRecord): boolean {
   return s.xactLog!.some((e) => e.holders?.some((h) => h.endsWith('?') || !open.has(h)));
 }
 
+/**
+ * After `s`'s transaction ran again as a replay, its claims ran beside the transactions
+ * open now: those are the ones whose rows they skipped.
+ */
+export function claimsRanAgain(ctx: LayerContext, s: SessionRecord): void {
+  const holders = lockHolders(ctx, s);
+  for (const e of s.xactLog ?? []) if (e.holders) e.holders = holders;
+}
+
 /** A locking clause that skips or refuses locked rows, as a claim's ends with. */
 const lockingClause =
   /\s+FOR\s+(?:NO\s+KEY\s+UPDATE|UPDATE|KEY\s+SHARE|SHARE)(?:\s+OF\s+[^;]*?)?\s+(?:SKIP\s+LOCKED|NOWAIT)\b/gi;

@@ -9,6 +9,7 @@ import {
   answersByLocks,
   claimHolds,
   claimRecord,
+  claimsRanAgain,
   hashText,
   holderEnded,
   readsNoRows,
@@ -637,6 +638,7 @@ export async function resume(
       'pg_catalog.pg_current_snapshot()::pg_catalog.text',
   );
   const [xid = null, snapshot = null] = assigned!.rows[0]!;
+  claimsRanAgain(ctx, s);
   s.holding = { kind: 'resident', snapshotTaken: true, ...h.shape };
   s.status = 'T';
   s.xid = xid;
