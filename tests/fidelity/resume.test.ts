@@ -221,13 +221,22 @@ async function readTheClock(engine: Engine) {
   return { goesOn };
 }
 
+/** The claims `workersInTurn` tries: SELECTs that show the key or not, and the article's. */
+const claims = {
+  keyed: 'SELECT id, v FROM tray WHERE v = 0 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED',
+  unkeyed: 'SELECT v FROM tray WHERE v = 0 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED',
+  update:
+    'UPDATE tray SET v = 5 WHERE id = (SELECT id FROM tray WHERE v = 0 ORDER BY id ' +
+    'FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING id',
+};
+
 /**
  * Two workers claim a row each with SKIP LOCKED; the first finishes its row and commits,
- * then the second goes on. `shown` is what the claim answers: with the key, or without.
+ * then the second goes on.
  */
-async function workersInTurn(engine: Engine, shown: 'id, v' | 'v') {
+async function workersInTurn(engine: Engine, shape: keyof typeof claims) {
   const [a, b] = await scene(engine, 'a', 'b');
-  const claim = `SELECT ${shown} FROM tray WHERE v = 0 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`;
+  const claim = claims[shape];
   const first = await answer(a!, `BEGIN; ${claim}`);
   const second = await answer(b!, `BEGIN; ${claim}`);
   await a!.query('UPDATE tray SET v = 1 WHERE id = 1; COMMIT');
@@ -626,28 +635,46 @@ describe('a parked transaction that goes on, on PGlite and on PostgreSQL 18', ()
     expect(await deadlockSurvivor(engines.pglite)).toEqual(expected);
   });
 
-  it('a worker whose SKIP LOCKED claim would take the same row again goes on after the other worker committed', async () => {
-    const onServer = await workersInTurn(engines.server.engine, 'id, v');
-    expect(onServer).toEqual({
-      first: [['1', '0']],
-      second: [['2', '0']],
-      goesOn: [['2']],
-      third: [['3', '0']],
-      again: [['2']],
-      rows: [
-        ['1', '1'],
-        ['2', '2'],
-        ['3', '2'],
-        ['4', '0'],
-      ],
-    });
-    expect(await workersInTurn(engines.pglite, 'id, v')).toEqual(onServer);
-  });
+  it.each([
+    [
+      'a SELECT … FOR UPDATE SKIP LOCKED that returns the key',
+      'keyed',
+      ['1', '0'],
+      ['2', '0'],
+      ['3', '0'],
+    ],
+    [
+      'the article’s UPDATE … WHERE id = (SELECT … SKIP LOCKED) RETURNING id',
+      'update',
+      ['1'],
+      ['2'],
+      ['3'],
+    ],
+  ] as const)(
+    'a worker whose claim, %s, would take the same row again goes on after the other worker committed',
+    async (_what, shape, first, second, third) => {
+      const onServer = await workersInTurn(engines.server.engine, shape);
+      expect(onServer).toEqual({
+        first: [first],
+        second: [second],
+        goesOn: [['2']],
+        third: [third],
+        again: [['2']],
+        rows: [
+          ['1', '1'],
+          ['2', '2'],
+          ['3', '2'],
+          ['4', '0'],
+        ],
+      });
+      expect(await workersInTurn(engines.pglite, shape)).toEqual(onServer);
+    },
+  );
 
   it('a SKIP LOCKED claim whose answer does not show which row it locked is refused after the other worker committed', async () => {
-    const onServer = await workersInTurn(engines.server.engine, 'v');
+    const onServer = await workersInTurn(engines.server.engine, 'unkeyed');
     expect(onServer.goesOn).toEqual([['2']]);
-    const onPglite = await workersInTurn(engines.pglite, 'v');
+    const onPglite = await workersInTurn(engines.pglite, 'unkeyed');
     expect(kindOf(onPglite.goesOn)).toBe('parked-goes-on');
     expect(onPglite.goesOn).toMatch(/does not show which rows it locked/);
   });

@@ -115,6 +115,26 @@ const lockedKey = new RegExp(
   'i',
 );
 
+/**
+ * An UPDATE or DELETE of the claim query's shape (`lockedKey`): its table, the key column
+ * its WHERE compares, and the subquery that locks the rows it changes. Null for any other.
+ */
+export function lockedKeyChange(
+  sql: string,
+): { table: string; key: string; subquery: string } | null {
+  const text = sql.replace(/--[^\n]*/g, ' ').trim();
+  const m = (/^\s*UPDATE\b/i.test(text) ? simpleUpdate : simpleDelete).exec(text);
+  if (!m || !lockedKey.test(m[3] ?? '')) return null;
+  // No other table joined in (UPDATE … FROM, DELETE … USING).
+  const head = text.slice(0, text.indexOf(m[3]!)).replace(/^\s*DELETE\s+FROM\b/i, '');
+  if (/\b(?:FROM|USING)\b/i.test(head)) return null;
+  const parts = new RegExp(
+    String.raw`^\s*(${identifier})\s*(?:=|IN)\s*\(\s*(SELECT\b[\s\S]*)\)\s*$`,
+    'i',
+  ).exec(m[3]!);
+  return parts ? { table: m[1]!, key: parts[1]!, subquery: parts[2]! } : null;
+}
+
 /** Reads, from one statement's text, the table lock it takes and what it does to rows. */
 export const statementNeeds: (sql: string) => Readonly<StatementNeeds> = byText(needsOf);
 

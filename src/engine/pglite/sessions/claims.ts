@@ -3,7 +3,7 @@
 // "Resuming a parked transaction").
 import { splitStatements } from '../../split-statements';
 import type { BackendReply } from '../backend';
-import { identifier } from '../waits';
+import { identifier, lockedKeyChange } from '../waits';
 import type { LayerContext, LoggedStatement, SessionRecord } from './context';
 import { loadSettings } from './session-settings';
 
@@ -37,9 +37,23 @@ function rowsKey(reply: BackendReply): string | null {
   return hashText(JSON.stringify([last.fields, last.rows]));
 }
 
+/** One column's values in a reply's last result, sorted, as a hash (see `claimHolds`). */
+function keysKey(reply: BackendReply, column: number): string | null {
+  const last = reply.results.at(-1);
+  if (!last || reply.error || last.rowsOmitted || column < 0) return null;
+  return hashText(JSON.stringify(last.rows.map((row) => row[column] ?? null).sort()));
+}
+
+/** A column's name as RowDescription gives it: unqualified, unquoted, folded if unquoted. */
+function bareName(column: string): string {
+  const last = column.slice(column.lastIndexOf('.') + 1);
+  return last.startsWith('"') ? last.slice(1, -1) : last.toLowerCase();
+}
+
 /**
  * What the log keeps of a claim, beside its answer: the other transactions open when it
- * ran, its rows (hashed), and where its columns come from.
+ * ran, its rows (hashed: a SELECT's columns and rows, or the keys an UPDATE or DELETE of
+ * the claim query's shape returned), and where a SELECT's columns come from.
  */
 export function claimRecord(
   ctx: LayerContext,
@@ -48,13 +62,24 @@ export function claimRecord(
   reply: BackendReply,
 ): Pick<LoggedStatement, 'holders' | 'rows' | 'origins'> {
   if (!answersByLocks.test(sql)) return {};
-  const rows = rowsKey(reply);
-  const origins = reply.origins?.at(-1);
+  const last = splitStatements(sql).at(-1)?.sql ?? '';
+  const change = lockedKeyChange(last);
+  const fields = reply.results.at(-1)?.fields ?? [];
+  const rows = change
+    ? keysKey(reply, fields.length > 0 ? onlyIndex(fields, bareName(change.key)) : -1)
+    : rowsKey(reply);
+  const origins = change ? undefined : reply.origins?.at(-1);
   return {
     holders: lockHolders(ctx, s),
     ...(rows ? { rows } : {}),
     ...(origins ? { origins: [...origins] } : {}),
   };
+}
+
+/** The index of the one field named `name`, or -1 when none or several are. */
+function onlyIndex(fields: readonly { name: string }[], name: string): number {
+  const at = fields.flatMap((f, i) => (f.name === name ? [i] : []));
+  return at.length === 1 ? at[0]! : -1;
 }
 
 /**
@@ -111,14 +136,19 @@ const notOneTable =
 
 /**
  * Why a replay of `entry`, a claim, might not lock the rows it locked the first time, or
- * null when it locks the same ones. It must be a SELECT of one table that locks the rows
- * it returns, with a key in them: its columns, as RowDescription names their origins,
- * hold every column of a unique index without NULLs, so the same answer is the same rows.
+ * null when it locks the same ones. The claim is one of two shapes:
+ * - a SELECT of one table that locks the rows it returns, with a key in them: its
+ *   columns, as RowDescription names their origins, hold every column of a unique index
+ *   without NULLs, so the same answer is the same rows;
+ * - the claim query: an UPDATE or DELETE of the rows whose unique key a subquery of the
+ *   same table locks (`key = (SELECT key … FOR UPDATE SKIP LOCKED LIMIT 1)`, or `IN`),
+ *   which returns that key, so the keys it returned are the rows it locked and changed.
  * The replay's candidates are the rows that match now and that no one else holds; its own
- * rows are free once the original is rolled back. So the same query without its locking
- * clause, asked before anything is rolled back (and outside any transaction: the layer
- * set the resident one aside), must answer exactly as the claim did: its rows are then
- * the claim's, and no row that others freed or changed since comes before them.
+ * rows are free once the original is rolled back. So the query that picks the rows, the
+ * SELECT or the subquery, without its locking clause and asked before anything is rolled
+ * back (outside any transaction: the layer set the resident one aside), must pick exactly
+ * what the claim did: those rows then come first, and none that others freed or changed
+ * since comes before them.
  */
 export async function claimHolds(
   ctx: LayerContext,
@@ -131,16 +161,41 @@ export async function claimHolds(
   const statements = splitStatements(entry.sql);
   const { sql } = statements.at(-1)!;
   if (!statements.slice(0, -1).every((st) => readsNoRows.test(st.sql))) return why;
-  if (!entry.rows || !entry.origins || !answersByLocks.test(sql)) return why;
+  if (!entry.rows || !answersByLocks.test(sql)) return why;
   // The probe runs outside the transaction: nothing before the claim may have written.
   const before = s.xactLog!.slice(0, s.xactLog!.indexOf(entry));
   const wrote = before.some(
     (e) => !e.holders && splitStatements(e.sql).some((st) => !readsNoRows.test(st.sql)),
   );
   if (wrote) return `${why}, after statements of its own the check cannot see`;
+  const change = lockedKeyChange(sql);
+  const picked = change ? await keyChange(ctx, change, entry) : await keyedSelect(ctx, sql, entry);
+  if (typeof picked === 'string') return `${why}, and ${picked}`;
+  // Asked as the session would: its settings (search_path) name the same table.
+  await loadSettings(ctx, s);
+  const probe = await ctx.backend.run(picked.probe, entry.params);
+  if ((change ? keysKey(probe, 0) : rowsKey(probe)) !== entry.rows) {
+    return `${why}, so it could take other rows now`;
+  }
+  return null;
+}
+
+/** What picks a query's rows without locking them: it, without its one locking clause. */
+function unlocked(sql: string): string | null {
   const table = fromOneTable.exec(sql)?.[1];
-  const plain = sql.replace(lockingClause, '');
-  if (!table || notOneTable.test(sql) || (sql.match(lockingClause) ?? []).length !== 1) return why;
+  if (!table || notOneTable.test(sql) || (sql.match(lockingClause) ?? []).length !== 1) return null;
+  return sql.replace(lockingClause, '');
+}
+
+/** The claim SELECT `sql` without its locking clause (the probe), or why its rows cannot be told. */
+async function keyedSelect(
+  ctx: LayerContext,
+  sql: string,
+  entry: LoggedStatement,
+): Promise<string | { probe: string }> {
+  const plain = unlocked(sql);
+  const table = fromOneTable.exec(sql)?.[1];
+  if (!plain || !table || !entry.origins) return 'it is not a SELECT of one table';
   // Computed columns come from no table (0); the rest must come from its table.
   const columns = entry.origins.filter(([t]) => t !== 0);
   const [keyed] = await ctx.backend.exec(
@@ -160,11 +215,37 @@ export async function claimHolds(
       `{${columns.map(([, c]) => c).join(',')}}`,
     ],
   );
-  if (keyed!.rows[0]![0] !== 't')
-    return `${why}, and its answer does not show which rows it locked`;
-  // Asked as the session would: its settings (search_path) name the same table.
-  await loadSettings(ctx, s);
-  const probe = await ctx.backend.run(plain, entry.params);
-  if (rowsKey(probe) !== entry.rows) return `${why}, so it could take other rows now`;
-  return null;
+  return keyed!.rows[0]![0] === 't'
+    ? { probe: plain }
+    : 'its answer does not show which rows it locked';
+}
+
+/**
+ * The subquery of a claim UPDATE or DELETE without its locking clause (the probe), or why the rows
+ * it changed cannot be told: the subquery reads the table changed, and the key it
+ * compares is a unique column without NULLs that the statement returns (checked as it
+ * was logged: `claimRecord` kept those keys only then).
+ */
+async function keyChange(
+  ctx: LayerContext,
+  change: { table: string; key: string; subquery: string },
+  entry: LoggedStatement,
+): Promise<string | { probe: string }> {
+  const plain = unlocked(change.subquery);
+  const inner = fromOneTable.exec(change.subquery)?.[1];
+  if (!plain || !inner) return 'its subquery is not a SELECT of one table';
+  // Each of the statement's parameters must be the subquery's, which runs on its own.
+  const params = entry.params ?? [];
+  if (params.some((_p, i) => !new RegExp(String.raw`\$${i + 1}(?!\d)`).test(change.subquery))) {
+    return 'its subquery does not take all of its parameters';
+  }
+  const [keyed] = await ctx.backend.exec(
+    `SELECT pg_catalog.to_regclass($1) = pg_catalog.to_regclass($2) AND EXISTS (
+       SELECT FROM pg_catalog.pg_index i
+         JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+        WHERE i.indrelid = pg_catalog.to_regclass($1) AND i.indisunique AND i.indnatts = 1
+          AND i.indpred IS NULL AND a.attnotnull AND a.attname = $3)`,
+    [change.table, inner, bareName(change.key)],
+  );
+  return keyed!.rows[0]![0] === 't' ? { probe: plain } : 'the key it changes rows by is not unique';
 }
