@@ -252,6 +252,23 @@ async function workersInTurn(engine: Engine, shape: keyof typeof claims) {
   return { first, second, goesOn, third, again, rows };
 }
 
+/**
+ * Three workers claim a row each; the first finishes and commits, then the third goes on
+ * while the second still holds the row that comes before its own.
+ */
+async function threeWorkers(engine: Engine) {
+  const [a, b, c] = await scene(engine, 'a', 'b', 'c');
+  const claimed = [];
+  for (const s of [a!, b!, c!]) claimed.push(await answer(s, `BEGIN; ${claims.keyed}`));
+  await a!.query('UPDATE tray SET v = 1 WHERE id = 1; COMMIT');
+  const goesOn = await answer(c!, 'UPDATE tray SET v = 3 WHERE id = 3 RETURNING v');
+  await c!.query('COMMIT');
+  await b!.query('COMMIT');
+  const rows = await answer(a!, 'SELECT id, v FROM tray ORDER BY id');
+  await closeAll([a!, b!, c!]);
+  return { claimed, goesOn, rows };
+}
+
 /** A writer measured a query with EXPLAIN ANALYZE, then another session ran. */
 async function measured(engine: Engine) {
   const [a, b] = await scene(engine, 'a', 'b');
@@ -670,6 +687,13 @@ describe('a parked transaction that goes on, on PGlite and on PostgreSQL 18', ()
       expect(await workersInTurn(engines.pglite, shape)).toEqual(onServer);
     },
   );
+
+  it('a claim goes on while another worker still holds the row that comes before its own', async () => {
+    const onServer = await threeWorkers(engines.server.engine);
+    expect(onServer.claimed).toEqual([[['1', '0']], [['2', '0']], [['3', '0']]]);
+    expect(onServer.goesOn).toEqual([['3']]);
+    expect(await threeWorkers(engines.pglite)).toEqual(onServer);
+  });
 
   it('a SKIP LOCKED claim whose answer does not show which row it locked is refused after the other worker committed', async () => {
     const onServer = await workersInTurn(engines.server.engine, 'unkeyed');

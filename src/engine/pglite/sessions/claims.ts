@@ -76,6 +76,11 @@ export function claimRecord(
   };
 }
 
+/** `name` as an identifier PostgreSQL reads back as it is. */
+function quoted(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
 /** The index of the one field named `name`, or -1 when none or several are. */
 function onlyIndex(fields: readonly { name: string }[], name: string): number {
   const at = fields.flatMap((f, i) => (f.name === name ? [i] : []));
@@ -174,11 +179,65 @@ export async function claimHolds(
   // Asked as the session would: its settings (search_path) name the same table.
   await loadSettings(ctx, s);
   const probe = await ctx.backend.run(picked.probe, entry.params);
-  if ((change ? keysKey(probe, 0) : rowsKey(probe)) !== entry.rows) {
-    return `${why}, so it could take other rows now`;
-  }
-  return null;
+  const hash = (reply: BackendReply) => (change ? keysKey(reply, 0) : rowsKey(reply));
+  if (hash(probe) === entry.rows) return null;
+  // Rows that come first may be held by others still: so they are for the replay too.
+  if ((await walkPast(ctx, s, picked, entry, hash)) === entry.rows) return null;
+  return `${why}, so it could take other rows now`;
 }
+
+/** The query that picks a claim's rows without locking them, and the key those rows have. */
+interface Picked {
+  probe: string;
+  table: string;
+  /** The key's columns, quoted, and where each is in the probe's answer. */
+  key: { names: string[]; at: number[] };
+}
+
+/**
+ * What the replay's claim would pick when others still hold some of the rows that come
+ * first: the probe without its LIMIT, in its order, past the rows whose key is held by
+ * another open transaction (their xmax is its XID: locked, or changed and not committed),
+ * cut to the LIMIT. Null when that cannot be told: OFFSET or FETCH, a LIMIT that is not a
+ * number, more rows than are kept.
+ */
+async function walkPast(
+  ctx: LayerContext,
+  s: SessionRecord,
+  picked: Picked,
+  entry: LoggedStatement,
+  hash: (reply: BackendReply) => string | null,
+): Promise<string | null> {
+  const limits = [...picked.probe.matchAll(/\s+LIMIT\s+(?:(\d+)|\$(\d+))\b/gi)];
+  if (limits.length > 1 || /\b(?:OFFSET|FETCH)\b/i.test(picked.probe)) return null;
+  const [clause, literal, param] = limits[0] ?? [];
+  const limit = literal ?? (param ? String(entry.params?.[Number(param) - 1]) : 'ALL');
+  const n = limit === 'ALL' ? Infinity : Number(limit);
+  if (!Number.isSafeInteger(n) && n !== Infinity) return null;
+  const others = [...ctx.sessions.values()].flatMap((r) =>
+    r !== s && r.holding.kind === 'parked' && !r.holding.emulatedSnapshot ? [r.holding.xid] : [],
+  );
+  const held = await ctx.backend.run(
+    `SELECT ${picked.key.names.map((c) => `${c}::pg_catalog.text`).join(', ')}
+       FROM ${picked.table} WHERE xmax::pg_catalog.text = ANY ($1::pg_catalog.text[])`,
+    [`{${others.join(',')}}`],
+  );
+  const all = await ctx.backend.run(
+    clause ? picked.probe.replace(clause, '') : picked.probe,
+    entry.params,
+    walkCaps,
+  );
+  const last = all.results.at(-1);
+  if (held.error || !held.results[0] || !last || last.rowsOmitted) return null;
+  const taken = new Set(held.results[0].rows.map((row) => JSON.stringify(row)));
+  const keyOf = (row: (string | null)[]) =>
+    JSON.stringify(picked.key.at.map((i) => row[i] ?? null));
+  const rows = last.rows.filter((row) => !taken.has(keyOf(row))).slice(0, n);
+  return hash({ ...all, results: [{ ...last, rows }] });
+}
+
+/** What a walk past held rows keeps of the claim's query without its LIMIT. */
+const walkCaps = { rows: 5000, bytes: 4_000_000, notices: 0 };
 
 /** What picks a query's rows without locking them: it, without its one locking clause. */
 function unlocked(sql: string): string | null {
@@ -192,22 +251,25 @@ async function keyedSelect(
   ctx: LayerContext,
   sql: string,
   entry: LoggedStatement,
-): Promise<string | { probe: string }> {
+): Promise<string | Picked> {
   const plain = unlocked(sql);
   const table = fromOneTable.exec(sql)?.[1];
   if (!plain || !table || !entry.origins) return 'it is not a SELECT of one table';
   // Computed columns come from no table (0); the rest must come from its table.
   const columns = entry.origins.filter(([t]) => t !== 0);
   const [keyed] = await ctx.backend.exec(
-    `SELECT EXISTS (
-       SELECT FROM pg_catalog.pg_index i
-        WHERE i.indrelid = r.oid AND i.indisunique AND i.indpred IS NULL
-          AND i.indexprs IS NULL AND i.indkey::pg_catalog.int2[] <@ $3::pg_catalog.int2[]
-          AND NOT EXISTS (
-            SELECT FROM pg_catalog.pg_attribute a
-             WHERE a.attrelid = r.oid AND a.attnum = ANY (i.indkey::pg_catalog.int2[])
-               AND NOT a.attnotnull))
-         AND $2::pg_catalog.oid[] <@ ARRAY[r.oid]
+    `SELECT $2::pg_catalog.oid[] <@ ARRAY[r.oid], (
+       SELECT pg_catalog.json_agg(pg_catalog.json_build_array(a.attnum, pg_catalog.quote_ident(a.attname)) ORDER BY k.n)::pg_catalog.text
+         FROM (SELECT i.indrelid, i.indkey FROM pg_catalog.pg_index i
+                WHERE i.indrelid = r.oid AND i.indisunique AND i.indpred IS NULL
+                  AND i.indexprs IS NULL AND i.indkey::pg_catalog.int2[] <@ $3::pg_catalog.int2[]
+                  AND NOT EXISTS (
+                    SELECT FROM pg_catalog.pg_attribute a
+                     WHERE a.attrelid = r.oid AND a.attnum = ANY (i.indkey::pg_catalog.int2[])
+                       AND NOT a.attnotnull)
+                LIMIT 1) i
+        CROSS JOIN LATERAL pg_catalog.unnest(i.indkey::pg_catalog.int2[]) WITH ORDINALITY k(attnum, n)
+         JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum)
        FROM (SELECT pg_catalog.to_regclass($1)::pg_catalog.oid AS oid) r`,
     [
       table,
@@ -215,9 +277,11 @@ async function keyedSelect(
       `{${columns.map(([, c]) => c).join(',')}}`,
     ],
   );
-  return keyed!.rows[0]![0] === 't'
-    ? { probe: plain }
-    : 'its answer does not show which rows it locked';
+  const [oneTable, key] = keyed!.rows[0]!;
+  if (oneTable !== 't' || !key) return 'its answer does not show which rows it locked';
+  const parts = JSON.parse(key) as [number, string][];
+  const at = parts.map(([attnum]) => entry.origins!.findIndex(([t, c]) => t !== 0 && c === attnum));
+  return { probe: plain, table, key: { names: parts.map(([, name]) => name), at } };
 }
 
 /**
@@ -230,7 +294,7 @@ async function keyChange(
   ctx: LayerContext,
   change: { table: string; key: string; subquery: string },
   entry: LoggedStatement,
-): Promise<string | { probe: string }> {
+): Promise<string | Picked> {
   const plain = unlocked(change.subquery);
   const inner = fromOneTable.exec(change.subquery)?.[1];
   if (!plain || !inner) return 'its subquery is not a SELECT of one table';
@@ -247,5 +311,7 @@ async function keyChange(
           AND i.indpred IS NULL AND a.attnotnull AND a.attname = $3)`,
     [change.table, inner, bareName(change.key)],
   );
-  return keyed!.rows[0]![0] === 't' ? { probe: plain } : 'the key it changes rows by is not unique';
+  if (keyed!.rows[0]![0] !== 't') return 'the key it changes rows by is not unique';
+  // The subquery's one column is the key (its answer is compared with the keys returned).
+  return { probe: plain, table: inner, key: { names: [quoted(bareName(change.key))], at: [0] } };
 }
