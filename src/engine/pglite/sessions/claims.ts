@@ -181,8 +181,10 @@ export async function claimHolds(
   const probe = await ctx.backend.run(picked.probe, entry.params);
   const hash = (reply: BackendReply) => (change ? keysKey(reply, 0) : rowsKey(reply));
   if (hash(probe) === entry.rows) return null;
-  // Rows that come first may be held by others still: so they are for the replay too.
-  if ((await walkPast(ctx, s, picked, entry, hash)) === entry.rows) return null;
+  // Rows that come first may be held by others still: so they are for the replay too,
+  // which steps over them with SKIP LOCKED (NOWAIT would fail on them).
+  const skips = /\bSKIP\s+LOCKED\b/i.test(sql);
+  if (skips && (await walkPast(ctx, s, picked, entry, hash)) === entry.rows) return null;
   return `${why}, so it could take other rows now`;
 }
 
