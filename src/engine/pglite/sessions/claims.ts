@@ -13,8 +13,12 @@ export const answersByLocks = /\bSKIP\s+LOCKED\b|\bNOWAIT\b/i;
 /** Statements that read no rows: a transaction's own beginning, settings, savepoints. */
 export const readsNoRows = /^\s*(?:BEGIN|START\s+TRANSACTION|SET|RESET|SHOW|SAVEPOINT|RELEASE)\b/i;
 
-/** ROLLBACK TO SAVEPOINT, which gives up the row locks taken since the savepoint. */
-export const toSavepoint = /^\s*ROLLBACK\s+(?:WORK\s+|TRANSACTION\s+)?TO\b/i;
+/**
+ * ROLLBACK TO SAVEPOINT, which gives up the row locks taken since the savepoint (after
+ * any comments).
+ */
+export const toSavepoint =
+  /^(?:\s|\/\*[\s\S]*?\*\/|--[^\n]*(?:\n|$))*ROLLBACK\s+(?:WORK\s+|TRANSACTION\s+)?TO\b/i;
 
 /** A 53-bit hash of `text` (cyrb53), with its length: what a log keeps of an answer. */
 export function hashText(text: string): string {
@@ -130,14 +134,32 @@ const lockingClause =
   /\s+FOR\s+(?:NO\s+KEY\s+UPDATE|UPDATE|KEY\s+SHARE|SHARE)(?:\s+OF\s+[^;]*?)?\s+(?:SKIP\s+LOCKED|NOWAIT)\b/gi;
 
 /** A SELECT from one table: its FROM names the table and at most an alias. */
-const fromOneTable = new RegExp(
+export const fromOneTable = new RegExp(
   String.raw`^\s*SELECT\b[\s\S]*?\bFROM\s+(?:ONLY\s+)?(${identifier})(?:\s+(?:AS\s+)?(?!(?:WHERE|ORDER|LIMIT|OFFSET|FETCH|FOR)\b)[A-Za-z_]\w*)?\s*(?:;?\s*$|\b(?:WHERE|ORDER|LIMIT|OFFSET|FETCH|FOR)\b)`,
   'i',
 );
 
-/** What a claim may not contain: another query, another table, or rows made up of several. */
+/**
+ * What a claim may not contain: another query, another table, rows made up of several,
+ * or an OFFSET, whose rows it locks without returning them (LockRows runs below Limit).
+ */
 const notOneTable =
-  /\b(?:JOIN|UNION|INTERSECT|EXCEPT|GROUP|HAVING|WINDOW|DISTINCT|WITH|LATERAL|TABLESAMPLE)\b|\bSELECT\b[\s\S]*\bSELECT\b/i;
+  /\b(?:JOIN|UNION|INTERSECT|EXCEPT|GROUP|HAVING|WINDOW|DISTINCT|WITH|LATERAL|TABLESAMPLE|OFFSET|TABLE|VALUES)\b|\bSELECT\b[\s\S]*\bSELECT\b/i;
+
+/**
+ * A unique index of the table `r.oid` that PostgreSQL enforces over every row a scan of it
+ * meets, as SQL: valid, without a predicate or expressions, over columns without NULLs,
+ * on a table with no inheritance children (a partitioned one's valid index covers all of
+ * its partitions; a parent's does not cover its children's rows).
+ */
+export const enforcedUnique = `i.indrelid = r.oid AND i.indisunique AND i.indisvalid
+          AND i.indpred IS NULL AND i.indexprs IS NULL
+          AND NOT EXISTS (
+            SELECT FROM pg_catalog.pg_attribute a
+             WHERE a.attrelid = r.oid AND a.attnum = ANY (i.indkey::pg_catalog.int2[])
+               AND NOT a.attnotnull)
+          AND (r.relkind = 'p' OR NOT EXISTS (
+            SELECT FROM pg_catalog.pg_inherits h WHERE h.inhparent = r.oid))`;
 
 /**
  * Why a replay of `entry`, a claim, might not lock the rows it locked the first time, or
@@ -241,6 +263,11 @@ async function walkPast(
 /** What a walk past held rows keeps of the claim's query without its LIMIT. */
 const walkCaps = { rows: 5000, bytes: 4_000_000, notices: 0 };
 
+/** The table a claim locks rows of, by the name it gives, if it is of a shape known here. */
+export function claimTable(sql: string): string | null {
+  return lockedKeyChange(sql)?.table ?? fromOneTable.exec(sql)?.[1] ?? null;
+}
+
 /** What picks a query's rows without locking them: it, without its one locking clause. */
 function unlocked(sql: string): string | null {
   const table = fromOneTable.exec(sql)?.[1];
@@ -263,23 +290,18 @@ async function keyedSelect(
     `SELECT $2::pg_catalog.oid[] <@ ARRAY[r.oid], (
        SELECT pg_catalog.json_agg(pg_catalog.json_build_array(a.attnum, pg_catalog.quote_ident(a.attname)) ORDER BY k.n)::pg_catalog.text
          FROM (SELECT i.indrelid, i.indkey FROM pg_catalog.pg_index i
-                WHERE i.indrelid = r.oid AND i.indisunique AND i.indpred IS NULL
-                  AND i.indexprs IS NULL AND i.indkey::pg_catalog.int2[] <@ $3::pg_catalog.int2[]
-                  AND NOT EXISTS (
-                    SELECT FROM pg_catalog.pg_attribute a
-                     WHERE a.attrelid = r.oid AND a.attnum = ANY (i.indkey::pg_catalog.int2[])
-                       AND NOT a.attnotnull)
+                WHERE ${enforcedUnique} AND i.indkey::pg_catalog.int2[] <@ $3::pg_catalog.int2[]
                 LIMIT 1) i
         CROSS JOIN LATERAL pg_catalog.unnest(i.indkey::pg_catalog.int2[]) WITH ORDINALITY k(attnum, n)
          JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum)
-       FROM (SELECT pg_catalog.to_regclass($1)::pg_catalog.oid AS oid) r`,
+       FROM pg_catalog.pg_class r WHERE r.oid = pg_catalog.to_regclass($1)`,
     [
       table,
       `{${[...new Set(columns.map(([t]) => t))].join(',')}}`,
       `{${columns.map(([, c]) => c).join(',')}}`,
     ],
   );
-  const [oneTable, key] = keyed!.rows[0]!;
+  const [oneTable, key] = keyed!.rows[0] ?? [];
   if (oneTable !== 't' || !key) return 'its answer does not show which rows it locked';
   const parts = JSON.parse(key) as [number, string][];
   const at = parts.map(([attnum]) => entry.origins!.findIndex(([t, c]) => t !== 0 && c === attnum));
@@ -306,14 +328,14 @@ async function keyChange(
     return 'its subquery does not take all of its parameters';
   }
   const [keyed] = await ctx.backend.exec(
-    `SELECT pg_catalog.to_regclass($1) = pg_catalog.to_regclass($2) AND EXISTS (
+    `SELECT r.oid = pg_catalog.to_regclass($2) AND EXISTS (
        SELECT FROM pg_catalog.pg_index i
-         JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
-        WHERE i.indrelid = pg_catalog.to_regclass($1) AND i.indisunique AND i.indnatts = 1
-          AND i.indpred IS NULL AND a.attnotnull AND a.attname = $3)`,
+         JOIN pg_catalog.pg_attribute k ON k.attrelid = i.indrelid AND k.attnum = i.indkey[0]
+        WHERE ${enforcedUnique} AND i.indnatts = 1 AND k.attname = $3)
+       FROM pg_catalog.pg_class r WHERE r.oid = pg_catalog.to_regclass($1)`,
     [change.table, inner, bareName(change.key)],
   );
-  if (keyed!.rows[0]![0] !== 't') return 'the key it changes rows by is not unique';
+  if (keyed!.rows[0]?.[0] !== 't') return 'the key it changes rows by is not unique';
   // The subquery's one column is the key (its answer is compared with the keys returned).
   return { probe: plain, table: inner, key: { names: [quoted(bareName(change.key))], at: [0] } };
 }

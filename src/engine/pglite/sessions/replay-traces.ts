@@ -8,6 +8,7 @@
 // until Reset starts afresh.
 import { splitStatements } from '../../split-statements';
 import { identifier, mentions } from '../waits';
+import { enforcedUnique, fromOneTable } from './claims';
 import type { LayerContext, SessionRecord } from './context';
 import { notExpressible, type QueryReply } from './replies';
 import { functionCounts, scanCounts } from './statistics';
@@ -134,12 +135,14 @@ async function inScanOrder(ctx: LayerContext, s: SessionRecord, sql: string): Pr
     .filter(
       (statement) =>
         (/^\s*(?:SELECT|WITH|TABLE|COPY)\b/i.test(statement) || /\bRETURNING\b/i.test(statement)) &&
-        !/\bORDER\s+BY\b/i.test(statement) &&
         !aggregatesOnly.test(statement),
     );
   const several: string[] = [];
-  for (const statement of listing)
-    if (!(await oneRowAtMost(ctx, statement))) several.push(statement);
+  for (const statement of listing) {
+    if (!(await oneRowAtMost(ctx, statement)) && !(await totallyOrdered(ctx, statement))) {
+      several.push(statement);
+    }
+  }
   if (several.length === 0) return false;
   // Rows an open transaction wrote only it sees: they show out of order once it commits.
   const seen: string[] = [];
@@ -151,6 +154,40 @@ async function inScanOrder(ctx: LayerContext, s: SessionRecord, sql: string): Pr
   if (seen.length === 0) return false;
   const names = await writtenNames(ctx, seen);
   return several.some((statement) => names.some((name) => mentions(statement, name)));
+}
+
+/** An ORDER BY at the end of a statement, with its LIMIT, OFFSET or locking clause after. */
+const orderBy = /\bORDER\s+BY\s+([^()]+?)(?:\s+(?:LIMIT|OFFSET|FETCH|FOR)\b[^()]*)?\s*;?\s*$/i;
+
+/** An ORDER BY item that is a column: its name, then ASC, DESC or NULLS FIRST/LAST. */
+const orderColumn =
+  /^(?:[A-Za-z_]\w*\.)?("?)([A-Za-z_]\w*)\1(?:\s+(?:ASC|DESC))?(?:\s+NULLS\s+(?:FIRST|LAST))?$/i;
+
+/**
+ * Whether `statement` is a SELECT of one table whose ORDER BY leaves no two rows tied,
+ * so that their order in the table cannot show: one of its items is a column with a
+ * unique index of its own, without NULLs. Ties fall in scan order, which a replay changed.
+ */
+async function totallyOrdered(ctx: LayerContext, statement: string): Promise<boolean> {
+  const table = fromOneTable.exec(statement)?.[1];
+  const items = orderBy.exec(statement)?.[1];
+  if (!table || !items || (statement.match(/\bSELECT\b/gi) ?? []).length > 1) return false;
+  if (/\b(?:JOIN|UNION|INTERSECT|EXCEPT|GROUP|DISTINCT)\b/i.test(statement)) return false;
+  const columns = items.split(',').flatMap((item) => {
+    const m = orderColumn.exec(item.trim());
+    return m ? [m[1] ? m[2]! : m[2]!.toLowerCase()] : [];
+  });
+  if (columns.length === 0) return false;
+  const [unique] = await ctx.backend.exec(
+    `SELECT EXISTS (SELECT FROM pg_catalog.pg_index i
+                      JOIN pg_catalog.pg_attribute k
+                        ON k.attrelid = i.indrelid AND k.attnum = i.indkey[0]
+                     WHERE ${enforcedUnique} AND i.indnatts = 1
+                       AND k.attname = ANY(pg_catalog.string_to_array($2, ',')))
+       FROM pg_catalog.pg_class r WHERE r.oid = pg_catalog.to_regclass($1)`,
+    [table, columns.join(',')],
+  );
+  return unique!.rows[0]?.[0] === 't';
 }
 
 /** One table's rows by a WHERE: a SELECT (locking or not), UPDATE or DELETE. */

@@ -9,6 +9,7 @@ import {
   answersByLocks,
   claimHolds,
   claimRecord,
+  claimTable,
   claimsRanAgain,
   hashText,
   holderEnded,
@@ -428,7 +429,7 @@ async function writtenByOthers(
 }
 
 /** An INSERT of VALUES alone, which reads no rows (ON CONFLICT reads the one it meets). */
-const insertsValues = /^\s*INSERT\s+INTO\s+[^()\s]+(?:\s*\([^()]*\))?\s+VALUES\b/i;
+const insertsValues = /^\s*INSERT\s+INTO\s+([^()\s]+)(?:\s*\([^()]*\))?\s+VALUES\b/i;
 
 /** A SELECT that locks the rows of one table its WHERE matches, and reads no others. */
 const lockingSelect = new RegExp(
@@ -467,24 +468,39 @@ async function rowsConfined(
   const why = 'a table it read or wrote was written since, where its statements read';
   // A function of the reader's own may read any table.
   if (ownFunction) return `${why}, through a function`;
+  /** The tables its statements change, lock or insert into by name, by OID. */
+  const named = new Set<string>();
+  const oidOf = async (table: string) => {
+    const [found] = await ctx.backend.exec(
+      `SELECT pg_catalog.to_regclass($1)::pg_catalog.oid::pg_catalog.text,
+              EXISTS (SELECT FROM pg_catalog.pg_locks l
+                       WHERE l.locktype = 'relation' AND l.mode = 'AccessExclusiveLock'
+                         AND l.relation = pg_catalog.to_regclass($1))`,
+      [table],
+    );
+    const [oid, locked] = found!.rows[0]!;
+    if (oid) named.add(oid);
+    return { oid, locked };
+  };
   for (const entry of s.xactLog!) {
     for (const { sql } of splitStatements(entry.sql)) {
       if (readsNoRows.test(sql)) continue;
       // A claim takes the same rows again, which PostgreSQL is asked last (`claimHolds`).
-      if (entry.holders && answersByLocks.test(sql)) continue;
-      if (insertsValues.test(sql) && !/\b(?:SELECT|ON\s+CONFLICT)\b/i.test(sql)) continue;
+      const claimed = entry.holders && answersByLocks.test(sql) ? claimTable(sql) : null;
+      if (claimed) {
+        await oidOf(claimed);
+        continue;
+      }
+      const inserted = insertsValues.exec(sql)?.[1];
+      if (inserted && !/\b(?:SELECT|ON\s+CONFLICT)\b/i.test(sql)) {
+        await oidOf(inserted);
+        continue;
+      }
       const needs = statementNeeds(sql).rows;
       const rows = needs.kind === 'modify' && !/\bSELECT\b/i.test(sql) ? needs : lockedSelect(sql);
       if (!rows) return why;
       const params = entry.params ?? [];
-      const [found] = await ctx.backend.exec(
-        `SELECT pg_catalog.to_regclass($1)::pg_catalog.oid::pg_catalog.text,
-                EXISTS (SELECT FROM pg_catalog.pg_locks l
-                         WHERE l.locktype = 'relation' AND l.mode = 'AccessExclusiveLock'
-                           AND l.relation = pg_catalog.to_regclass($1))`,
-        [rows.table],
-      );
-      const [oid, locked] = found!.rows[0]!;
+      const { oid, locked } = await oidOf(rows.table);
       if (oid === null) return why;
       // Nobody wrote its table since: it changes the same rows.
       if (!written.includes(oid!)) continue;
@@ -502,6 +518,9 @@ async function rowsConfined(
       }
     }
   }
+  // Any other table it holds a lock on, it read in passing (a subquery, TABLE, a foreign
+  // key, a view): what it read there may have changed.
+  if (written.some((oid) => !named.has(oid))) return `${why}, beside the rows it names`;
   return null;
 }
 

@@ -614,14 +614,17 @@ export async function check(
         return holder ? [{ holder, xid: x! }] : [];
       });
       if (holders.length === 0) continue;
-      // The probe needs the session's own transaction to run in (a parked one is not
-      // there: for it, any lock its xmax shows counts as a wait). It costs an XID only
-      // when it takes its locks, which is when the statement would not have waited.
-      // Each holder's rows are probed apart: a lock of another's that does not conflict
-      // (FOR KEY SHARE beside an UPDATE of no key) must not be taken for the wait. An
-      // UPDATE or DELETE locks every row it targets, so it waits until all the holders
-      // it conflicts with have ended, whichever it meets first.
-      const probeable = ctx.resident === s || s.holding.kind === 'none';
+      // The probe runs in the session's own transaction, or in one of its own when the
+      // session has none or its transaction is parked (its rows whose xmax is another's
+      // XID, it has not changed: it would be their xmax too). A parked one found free
+      // goes on as a replay and is checked again from inside (run.ts). The probe costs
+      // an XID only when it takes its locks, which is when the statement would not have
+      // waited. Each holder's rows are probed apart: a lock of another's that does not
+      // conflict (FOR KEY SHARE beside an UPDATE of no key) must not be taken for the
+      // wait. An UPDATE or DELETE locks every row it targets, so it waits until all the
+      // holders it conflicts with have ended, whichever it meets first.
+      const probeable =
+        ctx.resident === s || s.holding.kind === 'none' || s.holding.kind === 'parked';
       if (!probeable && holders.length > 1) {
         return { verdict: 'one-of', holders: holders.map((h) => h.holder) };
       }
