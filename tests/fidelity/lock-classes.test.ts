@@ -457,6 +457,28 @@ const updateBesideKeyShare = (engine: Engine) =>
     cRuns: "UPDATE stall SET state = 'c' WHERE id IN (1, 3) RETURNING id, state",
   });
 
+/**
+ * C holds a row of its own in an open transaction (parked once B runs); B takes row 1
+ * FOR KEY SHARE; C's UPDATE of row 1 changes no key, so it does not wait for B.
+ */
+async function parkedUpdateBesideKeyShare(engine: Engine, lock: string) {
+  const [setup, b, c] = await sessions(engine, 3);
+  await setup!.query(
+    'DROP TABLE IF EXISTS stall; CREATE TABLE stall (id int PRIMARY KEY, state text); ' +
+      "INSERT INTO stall SELECT g, 'queued' FROM generate_series(1, 4) g",
+  );
+  await c!.query('BEGIN; SELECT id FROM stall WHERE id = 2 FOR UPDATE');
+  await b!.query(`BEGIN; SELECT id FROM stall WHERE id = 1 ${lock}`);
+  const updated = answer(c!, "UPDATE stall SET state = 'c' WHERE id = 1 RETURNING id, state");
+  const first = await within(updated, 2000);
+  await b!.query('ROLLBACK');
+  await within(updated, 3000);
+  await c!.query('ROLLBACK').catch(() => {});
+  await setup!.query('DROP TABLE stall');
+  for (const s of [setup!, b!, c!]) await s.close();
+  return first;
+}
+
 describe('locks on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
 
@@ -692,6 +714,15 @@ describe('locks on PGlite and on PostgreSQL 18', () => {
     const onPglite = await claimBesideTwoHolders(engines.pglite);
     expect(kindOf(onPglite.first)).toBe('wait-unchecked');
   });
+
+  it.each(['FOR KEY SHARE', 'FOR KEY SHARE SKIP LOCKED'])(
+    'an UPDATE of no key from a parked transaction does not wait for a row held %s',
+    async (lock) => {
+      const want = [['1', 'c']];
+      expect(await parkedUpdateBesideKeyShare(engines.server.engine, lock)).toEqual(want);
+      expect(await parkedUpdateBesideKeyShare(engines.pglite, lock)).toEqual(want);
+    },
+  );
 
   it('an UPDATE waits for the holder whose lock it conflicts with, not for a FOR KEY SHARE beside it', async () => {
     const onServer = await updateBesideKeyShare(engines.server.engine);

@@ -90,6 +90,9 @@ async function listedAfter(engine: Engine) {
     ordered: await answer(a, "SELECT id FROM trace_order WHERE tag = 'x' ORDER BY id"),
     counted: await answer(a, "SELECT count(*) FROM trace_order WHERE tag = 'x'"),
     asTheyLie: kindOf(await answer(a, "SELECT id FROM trace_order WHERE tag = 'x'")),
+    // Tied on tag, rows fall in the order they lie; broken by the key, they do not.
+    tied: kindOf(await answer(a, 'SELECT id FROM trace_order WHERE id IN (3, 5) ORDER BY tag')),
+    untied: await answer(a, 'SELECT id FROM trace_order WHERE id IN (3, 5) ORDER BY tag, id'),
     oneByKey: await answer(a, "UPDATE trace_order SET tag = 'y' WHERE id = 3 RETURNING id, tag"),
   };
   await a.query('COMMIT');
@@ -106,15 +109,21 @@ describe('what a replay leaves behind', () => {
     expect(kindOf(await scansBeside(engines.pglite))).toBe('replay-traces');
   });
 
-  it('lists rows a replay wrote after others’ only in an order asked for', async () => {
+  it('lists rows a replay wrote after others’ only in an order asked for, with no ties', async () => {
     const server = await listedAfter(engines.server.engine);
     expect(server).toEqual({
       ordered: [['3'], ['5']],
       counted: [['2']],
       asTheyLie: [['3'], ['5']],
+      tied: [['3'], ['5']],
+      untied: [['3'], ['5']],
       oneByKey: [['3', 'y']],
     });
-    expect(await listedAfter(engines.pglite)).toEqual({ ...server, asTheyLie: 'replay-traces' });
+    expect(await listedAfter(engines.pglite)).toEqual({
+      ...server,
+      asTheyLie: 'replay-traces',
+      tied: 'replay-traces',
+    });
   });
 
   it('is refused where it would show, and the rest answered as on a server', async () => {

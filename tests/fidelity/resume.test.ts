@@ -269,6 +269,58 @@ async function threeWorkers(engine: Engine) {
   return { claimed, goesOn, rows };
 }
 
+/**
+ * A writer's UPDATE read another table in passing (TABLE, a subquery): another session
+ * changes that table and commits, then the writer goes on.
+ */
+async function readInPassing(engine: Engine) {
+  const [a, b] = await scene(engine, 'a', 'b');
+  await a!.query(
+    'DROP TABLE IF EXISTS knob; CREATE TABLE knob (x int); INSERT INTO knob VALUES (5)',
+  );
+  await a!.query('BEGIN; UPDATE tray SET v = (TABLE knob LIMIT 1) WHERE id = 1');
+  await b!.query('UPDATE knob SET x = 7');
+  const goesOn = await answer(a!, 'SELECT v FROM tray WHERE id = 1');
+  await a!.query('COMMIT');
+  const rows = await answer(b!, 'SELECT id, v FROM tray ORDER BY id');
+  await a!.query('DROP TABLE knob');
+  await closeAll([a!, b!]);
+  return { goesOn, rows };
+}
+
+/**
+ * A claim whose answer names a key PostgreSQL does not enforce over every row it scans:
+ * another transaction held the row it would take first, and rolls back.
+ */
+async function unenforcedKey(engine: Engine, how: 'inherited' | 'offset') {
+  const [a, b] = await scene(engine, 'a', 'b');
+  await a!.query(
+    how === 'inherited'
+      ? 'DROP TABLE IF EXISTS kin CASCADE; CREATE TABLE kin (id int PRIMARY KEY, v int); ' +
+          'CREATE TABLE kin_child () INHERITS (kin); INSERT INTO kin VALUES (1, 0); ' +
+          'INSERT INTO kin_child VALUES (1, 0)'
+      : 'DROP TABLE IF EXISTS kin CASCADE; CREATE TABLE kin (id int PRIMARY KEY, v int); ' +
+          'INSERT INTO kin VALUES (1, 1), (2, 2), (3, 3)',
+  );
+  await b!.query(
+    how === 'inherited'
+      ? 'BEGIN; SELECT id FROM ONLY kin FOR UPDATE'
+      : 'BEGIN; SELECT id FROM kin WHERE id = 2 FOR UPDATE',
+  );
+  const claimed = await answer(
+    a!,
+    how === 'inherited'
+      ? 'BEGIN; SELECT id FROM kin LIMIT 1 FOR UPDATE SKIP LOCKED'
+      : 'BEGIN; SELECT id FROM kin ORDER BY v OFFSET 1 LIMIT 1 FOR UPDATE SKIP LOCKED',
+  );
+  await b!.query('ROLLBACK');
+  const goesOn = await answer(a!, 'SELECT 1');
+  await a!.query('ROLLBACK');
+  await a!.query('DROP TABLE kin CASCADE');
+  await closeAll([a!, b!]);
+  return { claimed, goesOn };
+}
+
 /** A writer measured a query with EXPLAIN ANALYZE, then another session ran. */
 async function measured(engine: Engine) {
   const [a, b] = await scene(engine, 'a', 'b');
@@ -694,6 +746,26 @@ describe('a parked transaction that goes on, on PGlite and on PostgreSQL 18', ()
     expect(onServer.goesOn).toEqual([['3']]);
     expect(await threeWorkers(engines.pglite)).toEqual(onServer);
   });
+
+  it('after a commit to a table it read in passing (TABLE knob), it is refused before anything is rolled back', async () => {
+    const onServer = await readInPassing(engines.server.engine);
+    expect(onServer.goesOn).toEqual([['5']]);
+    const onPglite = await readInPassing(engines.pglite);
+    expect(kindOf(onPglite.goesOn)).toBe('parked-goes-on');
+    expect(onPglite.goesOn).toMatch(/beside the rows it names/);
+    expect(onPglite.rows).toEqual(onServer.rows);
+  });
+
+  it.each(['inherited', 'offset'] as const)(
+    'a claim keyed by what PostgreSQL does not enforce over its rows (%s) is refused when a holder let go',
+    async (how) => {
+      const onServer = await unenforcedKey(engines.server.engine, how);
+      expect(onServer.goesOn).toEqual([['1']]);
+      const onPglite = await unenforcedKey(engines.pglite, how);
+      expect(onPglite.claimed).toEqual(onServer.claimed);
+      expect(kindOf(onPglite.goesOn)).toBe('parked-goes-on');
+    },
+  );
 
   it('a SKIP LOCKED claim whose answer does not show which row it locked is refused after the other worker committed', async () => {
     const onServer = await workersInTurn(engines.server.engine, 'unkeyed');

@@ -7,7 +7,7 @@
 // scans. A server did none of this. What would show it is refused (`replay-traces`),
 // until Reset starts afresh.
 import { splitStatements } from '../../split-statements';
-import { identifier, mentions } from '../waits';
+import { identifier, lockedKeyChange, mentions } from '../waits';
 import { enforcedUnique, fromOneTable } from './claims';
 import type { LayerContext, SessionRecord } from './context';
 import { notExpressible, type QueryReply } from './replies';
@@ -205,12 +205,15 @@ const equality = /^(?:[A-Za-z_]\w*\.)?("?)([A-Za-z_]\w*)\1\s*=\s*(?:'[^']*'|-?\d
  */
 async function oneRowAtMost(ctx: LayerContext, statement: string): Promise<boolean> {
   const m = oneTable.exec(statement);
-  if (!m || (statement.match(/\bSELECT\b/gi) ?? []).length > 1) return false;
+  // The claim query changes the one row whose key its subquery picks.
+  const change = lockedKeyChange(statement);
+  const byKey = change && /^\s*[^\s=]+\s*=\s*\(/.test(m?.[2] ?? '') ? change.key : null;
+  if (!m || (!byKey && (statement.match(/\bSELECT\b/gi) ?? []).length > 1)) return false;
   const where = m[2]!;
-  if (/[(),]|\b(?:OR|JOIN|LIMIT|GROUP|UNION)\b/i.test(where)) return false;
-  const columns = where
-    .split(/\s+AND\s+/i)
-    .flatMap((condition) => equality.exec(condition.trim())?.[2] ?? []);
+  if (!byKey && /[(),]|\b(?:OR|JOIN|LIMIT|GROUP|UNION)\b/i.test(where)) return false;
+  const columns = byKey
+    ? [byKey.slice(byKey.lastIndexOf('.') + 1).replace(/^"(.*)"$/, '$1')]
+    : where.split(/\s+AND\s+/i).flatMap((condition) => equality.exec(condition.trim())?.[2] ?? []);
   if (columns.length === 0) return false;
   const [unique] = await ctx.backend.exec(
     `SELECT EXISTS (SELECT FROM pg_catalog.pg_index i
