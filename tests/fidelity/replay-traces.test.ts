@@ -81,8 +81,9 @@ async function listedAfter(engine: Engine) {
   const a = await engine.openSession({ applicationName: 'a' });
   const b = await engine.openSession({ applicationName: 'b' });
   await a.query(
-    'DROP TABLE IF EXISTS trace_order; CREATE TABLE trace_order (id int PRIMARY KEY, tag text); ' +
-      "INSERT INTO trace_order SELECT g, 'a' FROM generate_series(1, 6) g",
+    'DROP TABLE IF EXISTS trace_order CASCADE; CREATE TABLE trace_order (id int PRIMARY KEY, tag text); ' +
+      "INSERT INTO trace_order SELECT g, 'a' FROM generate_series(1, 6) g; " +
+      "CREATE VIEW trace_marked AS SELECT id FROM trace_order WHERE tag = 'x'",
   );
   await a.query("BEGIN; UPDATE trace_order SET tag = 'x' WHERE id = 3");
   await b.query("UPDATE trace_order SET tag = 'x' WHERE id = 5");
@@ -93,9 +94,18 @@ async function listedAfter(engine: Engine) {
     // Tied on tag, rows fall in the order they lie; broken by the key, they do not.
     tied: kindOf(await answer(a, 'SELECT id FROM trace_order WHERE id IN (3, 5) ORDER BY tag')),
     untied: await answer(a, 'SELECT id FROM trace_order WHERE id IN (3, 5) ORDER BY tag, id'),
+    // Whatever else follows the order rows are met in: an aggregate, an alias, a view.
+    joined: kindOf(
+      await answer(a, "SELECT string_agg(id::text, ',') FROM trace_order WHERE tag = 'x'"),
+    ),
+    alias: kindOf(
+      await answer(a, "SELECT id AS n, tag AS id FROM trace_order WHERE tag = 'x' ORDER BY id"),
+    ),
+    view: kindOf(await answer(a, 'SELECT * FROM trace_marked')),
     oneByKey: await answer(a, "UPDATE trace_order SET tag = 'y' WHERE id = 3 RETURNING id, tag"),
   };
   await a.query('COMMIT');
+  await a.query('DROP VIEW trace_marked');
   await a.close();
   await b.close();
   return got;
@@ -117,12 +127,21 @@ describe('what a replay leaves behind', () => {
       asTheyLie: [['3'], ['5']],
       tied: [['3'], ['5']],
       untied: [['3'], ['5']],
+      joined: [['3,5']],
+      alias: [
+        ['3', 'x'],
+        ['5', 'x'],
+      ],
+      view: [['3'], ['5']],
       oneByKey: [['3', 'y']],
     });
     expect(await listedAfter(engines.pglite)).toEqual({
       ...server,
       asTheyLie: 'replay-traces',
       tied: 'replay-traces',
+      joined: 'replay-traces',
+      alias: 'replay-traces',
+      view: 'replay-traces',
     });
   });
 

@@ -10,6 +10,7 @@ import { splitStatements } from '../../split-statements';
 import { identifier, lockedKeyChange, mentions } from '../waits';
 import { enforcedUnique, fromOneTable } from './claims';
 import type { LayerContext, SessionRecord } from './context';
+import { setAside } from './parking';
 import { notExpressible, type QueryReply } from './replies';
 import { functionCounts, scanCounts } from './statistics';
 import { parkedCte } from './write-counts';
@@ -98,6 +99,13 @@ export async function replayTraceRefusal(
   if (!scanned) return null;
   if (scanCounts.test(sql) || functionCounts.test(sql)) return notExpressible('replay-traces', '');
   if (written.size === 0) return null;
+  // The layer asks PostgreSQL below, which an aborted transaction in the backend would
+  // refuse. The session's own fails every statement but its end, which shows no rows;
+  // another session's is set aside (rolled back, as it will be for this statement).
+  if (ctx.resident?.status === 'E') {
+    if (ctx.resident === s) return null;
+    await setAside(ctx, ctx.resident);
+  }
   await noteVacuum(ctx, sql);
   const layout = rowCounts.test(sql) || showsLayout.test(sql) || (await inScanOrder(ctx, s, sql));
   const explains = explainsNumbers(sql);
@@ -123,27 +131,17 @@ function namesTables(sql: string): boolean {
 }
 
 /**
- * Whether `sql` may show rows of a table whose rows a replay reordered in the order they
- * lie: one of its statements returns rows (a query, COPY, RETURNING) without ORDER BY,
- * names such a table, and does more than count or add up.
+ * Whether `sql` may depend on the order in which the rows of a table a replay reordered
+ * lie, once that shows (others' rows are visible to the reader, or a VACUUM freed room):
+ * one of its statements reads such a table, by name or through a view, a parent table, a
+ * function of the reader's or a statement it prepared, and is not of a shape whose answer
+ * and effects cannot depend on that order (`orderSafe`). Listings show it, and so do
+ * aggregates over floats, string_agg, window functions, sequences and LIMITs in scan
+ * order, a CREATE TABLE AS, an INSERT of a SELECT.
  */
 async function inScanOrder(ctx: LayerContext, s: SessionRecord, sql: string): Promise<boolean> {
   const { reordered } = ctx.replayTraces;
   if (reordered.size === 0) return false;
-  const listing = splitStatements(sql)
-    .map(({ sql: statement }) => statement)
-    .filter(
-      (statement) =>
-        (/^\s*(?:SELECT|WITH|TABLE|COPY)\b/i.test(statement) || /\bRETURNING\b/i.test(statement)) &&
-        !aggregatesOnly.test(statement),
-    );
-  const several: string[] = [];
-  for (const statement of listing) {
-    if (!(await oneRowAtMost(ctx, statement)) && !(await totallyOrdered(ctx, statement))) {
-      several.push(statement);
-    }
-  }
-  if (several.length === 0) return false;
   // Rows an open transaction wrote only it sees: they show out of order once it commits.
   const seen: string[] = [];
   for (const [oid, { always, xids }] of reordered) {
@@ -152,8 +150,113 @@ async function inScanOrder(ctx: LayerContext, s: SessionRecord, sql: string): Pr
     }
   }
   if (seen.length === 0) return false;
-  const names = await writtenNames(ctx, seen);
-  return several.some((statement) => names.some((name) => mentions(statement, name)));
+  const names = await readersOf(ctx, seen);
+  for (const { sql: written } of splitStatements(sql)) {
+    // A prepared statement runs the text it was prepared with; PREPARE itself runs none.
+    const name = /^\s*EXECUTE\s+"?(\w+)/i.exec(written)?.[1];
+    const body = /^\s*PREPARE\s+\S+?(?:\s*\([^)]*\))?\s+AS\s+([\s\S]*)$/i.exec(written)?.[1];
+    const statement = (name && s.prepared.get(name.toLowerCase())?.text) || body || written;
+    // An INSERT's target takes new rows wherever they go: only what it reads counts.
+    const source = statement.replace(/^\s*INSERT\s+INTO\s+[^\s(]+(?:\s+AS\s+\w+)?/i, '');
+    if (!names.some((n) => mentions(source, n))) continue;
+    if (!(await orderSafe(ctx, statement))) return true;
+  }
+  return false;
+}
+
+/**
+ * The names that read the tables `oids`: theirs, their parents' (a scan of a parent reads
+ * its children), the views and materialized views over them, and the reader's functions
+ * whose source names any of these.
+ */
+async function readersOf(ctx: LayerContext, oids: string[]): Promise<string[]> {
+  const [found] = await ctx.backend.exec(
+    `WITH RECURSIVE readers(oid) AS (
+       SELECT pg_catalog.unnest(pg_catalog.string_to_array($1, ',')::pg_catalog.oid[])
+       UNION
+       SELECT x.oid FROM readers r, LATERAL (
+         SELECT h.inhparent AS oid FROM pg_catalog.pg_inherits h WHERE h.inhrelid = r.oid
+         UNION
+         SELECT w.ev_class FROM pg_catalog.pg_depend d
+           JOIN pg_catalog.pg_rewrite w ON w.oid = d.objid
+          WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass
+            AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
+            AND d.refobjid = r.oid AND w.ev_class <> r.oid) x)
+     SELECT c.relname::pg_catalog.text FROM readers r JOIN pg_catalog.pg_class c USING (oid)
+     UNION
+     SELECT p.proname::pg_catalog.text || '\n' || p.prosrc FROM pg_catalog.pg_proc p
+      WHERE p.pronamespace NOT IN ('pg_catalog'::pg_catalog.regnamespace,
+              'information_schema'::pg_catalog.regnamespace, 'sim'::pg_catalog.regnamespace)`,
+    [oids.join(',')],
+  );
+  const relations: string[] = [];
+  const functions: [name: string, source: string][] = [];
+  for (const [row] of found!.rows) {
+    const at = row!.indexOf('\n');
+    if (at < 0) relations.push(row!);
+    else functions.push([row!.slice(0, at), row!.slice(at + 1)]);
+  }
+  return [
+    ...relations,
+    ...functions.flatMap(([name, source]) =>
+      relations.some((r) => mentions(source, r)) ? [name] : [],
+    ),
+  ];
+}
+
+/** Statements that read no rows of a table, whatever tables they name. */
+const readsNone =
+  /^\s*(?:BEGIN|START|COMMIT|END|ROLLBACK|ABORT|SAVEPOINT|RELEASE|SET|RESET|SHOW|PREPARE\s+TRANSACTION|COMMENT|GRANT|REVOKE|DROP|TRUNCATE|VACUUM|ANALYZE|ANALYSE|LOCK|CREATE\s+(?:OR\s+REPLACE\s+)?(?:VIEW|FUNCTION|PROCEDURE|TRIGGER|RULE|POLICY)|CREATE\s+INDEX)\b/i;
+
+/** What makes an answer or an effect follow the order rows are met in. */
+const inMetOrder =
+  /\b(?:OVER|TABLESAMPLE|LIMIT|OFFSET|FETCH|DISTINCT|GROUP|UNION|INTERSECT|EXCEPT|RETURNING|string_agg|array_agg|json_agg|jsonb_agg|json_object_agg|jsonb_object_agg|xmlagg|sum|avg|stddev\w*|variance|var_\w+|corr|covar_\w+|regr_\w+)\b|\b(?:SELECT|TABLE|VALUES)\b[\s\S]*\b(?:SELECT|TABLE|VALUES)\b/i;
+
+/**
+ * Whether `statement`, which names a reordered table, gives the same answer and effects
+ * whatever order that table's rows lie in: it reads none of them (BEGIN, DDL that scans
+ * nothing, VACUUM, whose report `reports` stands for), inserts VALUES, or, without
+ * volatile functions, subqueries or anything that follows the order rows are met in
+ * (`inMetOrder`), is an UPDATE or DELETE, counts or takes a min or max, finds one row by
+ * a unique key, or is a SELECT of one table whose ORDER BY leaves no ties.
+ */
+async function orderSafe(ctx: LayerContext, statement: string): Promise<boolean> {
+  if (readsNone.test(statement) || definesOnly(statement)) return true;
+  if (/^\s*EXPLAIN\b/i.test(statement)) return !/\bANALY[SZ]E\b/i.test(statement);
+  if (await callsVolatile(ctx, statement)) return false;
+  if (/^\s*ALTER\b/i.test(statement)) return true;
+  if (await oneRowAtMost(ctx, statement)) return true;
+  if (inMetOrder.test(statement)) return false;
+  if (/^\s*(?:UPDATE|DELETE)\b/i.test(statement)) return true;
+  if (!/^\s*SELECT\b/i.test(statement)) return false;
+  return countsOnly.test(statement) || (await totallyOrdered(ctx, statement));
+}
+
+/** A CREATE of a table, sequence or type that copies no rows (not CREATE TABLE … AS). */
+function definesOnly(statement: string): boolean {
+  return (
+    /^\s*CREATE\s+(?:(?:GLOBAL|LOCAL|TEMP|TEMPORARY|UNLOGGED)\s+)*(?:TABLE|SEQUENCE|TYPE|SCHEMA|DOMAIN)\b/i.test(
+      statement,
+    ) && !/\bAS\s*(?:\(|SELECT\b|TABLE\b|VALUES\b|WITH\b|EXECUTE\b)/i.test(statement)
+  );
+}
+
+/** A SELECT of counts, mins and maxes alone, in one row: none follows the order rows lie in. */
+const countsOnly =
+  /^\s*SELECT\s+(?:(?:count|min|max|bool_and|bool_or|every)\s*\([^()]*\)(?:\s+(?:AS\s+)?\w+)?\s*,\s*)*(?:count|min|max|bool_and|bool_or|every)\s*\([^()]*\)(?:\s+(?:AS\s+)?\w+)?\s+FROM\b/i;
+
+/** Whether `statement` calls a function PostgreSQL marks volatile (nextval, random, …). */
+async function callsVolatile(ctx: LayerContext, statement: string): Promise<boolean> {
+  const called = [...statement.matchAll(/\b([a-z_][a-z0-9_$]*)\s*\(/gi)].map((m) =>
+    m[1]!.toLowerCase(),
+  );
+  if (called.length === 0) return false;
+  const [volatile] = await ctx.backend.exec(
+    `SELECT EXISTS (SELECT FROM pg_catalog.pg_proc
+                     WHERE proname = ANY(pg_catalog.string_to_array($1, ',')) AND provolatile = 'v')`,
+    [called.join(',')],
+  );
+  return volatile!.rows[0]![0] === 't';
 }
 
 /** An ORDER BY at the end of a statement, with its LIMIT, OFFSET or locking clause after. */
@@ -177,6 +280,15 @@ async function totallyOrdered(ctx: LayerContext, statement: string): Promise<boo
     const m = orderColumn.exec(item.trim());
     return m ? [m[1] ? m[2]! : m[2]!.toLowerCase()] : [];
   });
+  // An output column of that name is what ORDER BY sorts by, whatever it holds.
+  const list = statement.slice(0, statement.search(/\bFROM\b/i)).replace(/^\s*SELECT\s+/i, '');
+  if (
+    columns.some((c) =>
+      new RegExp(String.raw`(?:\bAS\s+|[\w)"']\s+)"?${c}"?\s*(?:,|$)`, 'i').test(list),
+    )
+  ) {
+    return false;
+  }
   if (columns.length === 0) return false;
   const [unique] = await ctx.backend.exec(
     `SELECT EXISTS (SELECT FROM pg_catalog.pg_index i
@@ -217,14 +329,14 @@ async function oneRowAtMost(ctx: LayerContext, statement: string): Promise<boole
   if (columns.length === 0) return false;
   const [unique] = await ctx.backend.exec(
     `SELECT EXISTS (SELECT FROM pg_catalog.pg_index i
-                      JOIN pg_catalog.pg_attribute a
-                        ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
-                     WHERE i.indrelid = pg_catalog.to_regclass($1) AND i.indisunique
-                       AND i.indnatts = 1 AND i.indpred IS NULL
-                       AND a.attname = ANY(pg_catalog.string_to_array($2, ',')))`,
+                      JOIN pg_catalog.pg_attribute k
+                        ON k.attrelid = i.indrelid AND k.attnum = i.indkey[0]
+                     WHERE ${enforcedUnique} AND i.indnatts = 1
+                       AND k.attname = ANY(pg_catalog.string_to_array($2, ',')))
+       FROM pg_catalog.pg_class r WHERE r.oid = pg_catalog.to_regclass($1)`,
     [m[1]!, columns.join(',')],
   );
-  return unique!.rows[0]![0] === 't';
+  return unique!.rows[0]?.[0] === 't';
 }
 
 /** Whether any of the transactions `xids` has committed. */
@@ -237,10 +349,6 @@ async function anyCommitted(ctx: LayerContext, xids: string[]): Promise<boolean>
   );
   return read!.rows[0]![0] === 't';
 }
-
-/** A SELECT of counts and sums alone, in one row, whatever order it reads rows in. */
-const aggregatesOnly =
-  /^\s*SELECT\s+(?:(?:count|sum|min|max|avg|bool_and|bool_or|every)\s*\([^()]*\)(?:\s+(?:AS\s+)?\w+)?\s*,\s*)*(?:count|sum|min|max|avg|bool_and|bool_or|every)\s*\([^()]*\)(?:\s+(?:AS\s+)?\w+)?\s+FROM\b(?![\s\S]*\b(?:GROUP|LIMIT|OFFSET|FETCH|UNION)\b)/i;
 
 /** The names of the tables rolled-back originals wrote that exist still. */
 async function writtenNames(

@@ -4,7 +4,7 @@
 // "Resuming a parked transaction".
 import { splitStatements } from '../../split-statements';
 import type { BackendReply } from '../backend';
-import { identifier, statementNeeds } from '../waits';
+import { identifier, lockedKeyChange, statementNeeds } from '../waits';
 import {
   answersByLocks,
   claimHolds,
@@ -431,6 +431,13 @@ async function writtenByOthers(
 /** An INSERT of VALUES alone, which reads no rows (ON CONFLICT reads the one it meets). */
 const insertsValues = /^\s*INSERT\s+INTO\s+([^()\s]+)(?:\s*\([^()]*\))?\s+VALUES\b/i;
 
+/**
+ * A subquery (SELECT, TABLE, VALUES inside an expression), or a function that reads the
+ * table or query it is given by name (`table_to_xml`, `query_to_xml`, …).
+ */
+const readsInPassing =
+  /\(\s*(?:SELECT|TABLE|VALUES|WITH)\b|\b(?:table|query|cursor|schema|database)_to_xml\w*\s*\(/i;
+
 /** A SELECT that locks the rows of one table its WHERE matches, and reads no others. */
 const lockingSelect = new RegExp(
   String.raw`^\s*SELECT\s+[\s\S]+?\s+FROM\s+(?:ONLY\s+)?(${identifier})(?:\s+(?:AS\s+)?(?!WHERE\b)([A-Za-z_]\w*))?\s+WHERE\s+([\s\S]+?)\s+FOR\s+(?:NO\s+KEY\s+UPDATE|UPDATE|KEY\s+SHARE|SHARE)\s*;?\s*$`,
@@ -487,17 +494,23 @@ async function rowsConfined(
       if (readsNoRows.test(sql)) continue;
       // A claim takes the same rows again, which PostgreSQL is asked last (`claimHolds`).
       const claimed = entry.holders && answersByLocks.test(sql) ? claimTable(sql) : null;
+      // Beside the subquery that picks its rows, a claim reads nothing in passing.
+      const picker = lockedKeyChange(sql)?.subquery;
+      if (claimed && readsInPassing.test(picker ? sql.replace(picker, '') : sql)) return why;
       if (claimed) {
         await oidOf(claimed);
         continue;
       }
+      // Rows read in passing, by a subquery or by a function given a table's name, may
+      // be others' new ones, in its own table too.
+      if (readsInPassing.test(sql)) return why;
       const inserted = insertsValues.exec(sql)?.[1];
-      if (inserted && !/\b(?:SELECT|ON\s+CONFLICT)\b/i.test(sql)) {
+      if (inserted && !/\bON\s+CONFLICT\b/i.test(sql)) {
         await oidOf(inserted);
         continue;
       }
       const needs = statementNeeds(sql).rows;
-      const rows = needs.kind === 'modify' && !/\bSELECT\b/i.test(sql) ? needs : lockedSelect(sql);
+      const rows = needs.kind === 'modify' ? needs : lockedSelect(sql);
       if (!rows) return why;
       const params = entry.params ?? [];
       const { oid, locked } = await oidOf(rows.table);
