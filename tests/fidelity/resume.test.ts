@@ -297,7 +297,7 @@ async function readInPassing(engine: Engine, read: 'knob' | 'tray') {
  * another transaction held the row it would take first, and rolls back.
  */
 async function unenforcedKey(engine: Engine, how: 'inherited' | 'offset') {
-  const [a, b] = await scene(engine, 'a', 'b');
+  const [a, b, c] = await scene(engine, 'a', 'b', 'c');
   await a!.query(
     how === 'inherited'
       ? 'DROP TABLE IF EXISTS kin CASCADE; CREATE TABLE kin (id int PRIMARY KEY, v int); ' +
@@ -317,12 +317,20 @@ async function unenforcedKey(engine: Engine, how: 'inherited' | 'offset') {
       ? 'BEGIN; SELECT id FROM kin LIMIT 1 FOR UPDATE SKIP LOCKED'
       : 'BEGIN; SELECT id FROM kin ORDER BY v OFFSET 1 LIMIT 1 FOR UPDATE SKIP LOCKED',
   );
+  // The row the answer does not name is locked too: the child's (the parent's key does
+  // not cover it), or the one OFFSET passed over (LockRows runs below Limit).
+  const unnamed = await answer(
+    c!,
+    how === 'inherited'
+      ? 'SELECT id FROM kin_child FOR UPDATE NOWAIT'
+      : 'SELECT id FROM kin WHERE id = 1 FOR UPDATE NOWAIT',
+  );
   await b!.query('ROLLBACK');
   const goesOn = await answer(a!, 'SELECT 1');
   await a!.query('ROLLBACK');
   await a!.query('DROP TABLE kin CASCADE');
-  await closeAll([a!, b!]);
-  return { claimed, goesOn };
+  await closeAll([a!, b!, c!]);
+  return { claimed, unnamed, goesOn };
 }
 
 /** A writer measured a query with EXPLAIN ANALYZE, then another session ran. */
@@ -768,8 +776,10 @@ describe('a parked transaction that goes on, on PGlite and on PostgreSQL 18', ()
     async (how) => {
       const onServer = await unenforcedKey(engines.server.engine, how);
       expect(onServer.goesOn).toEqual([['1']]);
+      expect(onServer.unnamed).toMatch(/^55P03 could not obtain lock on row/);
       const onPglite = await unenforcedKey(engines.pglite, how);
       expect(onPglite.claimed).toEqual(onServer.claimed);
+      expect(onPglite.unnamed).toEqual(onServer.unnamed);
       expect(kindOf(onPglite.goesOn)).toBe('parked-goes-on');
     },
   );

@@ -135,6 +135,11 @@ export function lockedKeyChange(
   return parts ? { table: m[1]!, key: parts[1]!, subquery: parts[2]! } : null;
 }
 
+/** The names of the functions `sql` calls, as written, folded to lower case. */
+export function calledNames(sql: string): string[] {
+  return [...sql.matchAll(/\b([a-z_][a-z0-9_$]*)\s*\(/gi)].map((m) => m[1]!.toLowerCase());
+}
+
 /** Reads, from one statement's text, the table lock it takes and what it does to rows. */
 export const statementNeeds: (sql: string) => Readonly<StatementNeeds> = byText(needsOf);
 

@@ -3,8 +3,10 @@
 // "Resuming a parked transaction").
 import { splitStatements } from '../../split-statements';
 import type { BackendReply } from '../backend';
-import { identifier, lockedKeyChange } from '../waits';
+import { lockedKeyChange } from '../waits';
 import type { LayerContext, LoggedStatement, SessionRecord } from './context';
+import { bareName, enforcedUnique, fromOneTable, uniqueColumn } from './keys';
+import { quoteIdent } from './recheck';
 import { loadSettings } from './session-settings';
 
 /** Clauses whose answer depends on which rows others hold locks on. */
@@ -48,12 +50,6 @@ function keysKey(reply: BackendReply, column: number): string | null {
   return hashText(JSON.stringify(last.rows.map((row) => row[column] ?? null).sort()));
 }
 
-/** A column's name as RowDescription gives it: unqualified, unquoted, folded if unquoted. */
-function bareName(column: string): string {
-  const last = column.slice(column.lastIndexOf('.') + 1);
-  return last.startsWith('"') ? last.slice(1, -1) : last.toLowerCase();
-}
-
 /**
  * What the log keeps of a claim, beside its answer: the other transactions open when it
  * ran, its rows (hashed: a SELECT's columns and rows, or the keys an UPDATE or DELETE of
@@ -78,11 +74,6 @@ export function claimRecord(
     ...(rows ? { rows } : {}),
     ...(origins ? { origins: [...origins] } : {}),
   };
-}
-
-/** `name` as an identifier PostgreSQL reads back as it is. */
-function quoted(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
 }
 
 /** The index of the one field named `name`, or -1 when none or several are. */
@@ -133,33 +124,12 @@ export function claimsRanAgain(ctx: LayerContext, s: SessionRecord): void {
 const lockingClause =
   /\s+FOR\s+(?:NO\s+KEY\s+UPDATE|UPDATE|KEY\s+SHARE|SHARE)(?:\s+OF\s+[^;]*?)?\s+(?:SKIP\s+LOCKED|NOWAIT)\b/gi;
 
-/** A SELECT from one table: its FROM names the table and at most an alias. */
-export const fromOneTable = new RegExp(
-  String.raw`^\s*SELECT\b[\s\S]*?\bFROM\s+(?:ONLY\s+)?(${identifier})(?:\s+(?:AS\s+)?(?!(?:WHERE|ORDER|LIMIT|OFFSET|FETCH|FOR)\b)[A-Za-z_]\w*)?\s*(?:;?\s*$|\b(?:WHERE|ORDER|LIMIT|OFFSET|FETCH|FOR)\b)`,
-  'i',
-);
-
 /**
  * What a claim may not contain: another query, another table, rows made up of several,
  * or an OFFSET, whose rows it locks without returning them (LockRows runs below Limit).
  */
 const notOneTable =
   /\b(?:JOIN|UNION|INTERSECT|EXCEPT|GROUP|HAVING|WINDOW|DISTINCT|WITH|LATERAL|TABLESAMPLE|OFFSET|TABLE|VALUES)\b|\bSELECT\b[\s\S]*\bSELECT\b/i;
-
-/**
- * A unique index of the table `r.oid` that PostgreSQL enforces over every row a scan of it
- * meets, as SQL: valid, without a predicate or expressions, over columns without NULLs,
- * on a table with no inheritance children (a partitioned one's valid index covers all of
- * its partitions; a parent's does not cover its children's rows).
- */
-export const enforcedUnique = `i.indrelid = r.oid AND i.indisunique AND i.indisvalid
-          AND i.indpred IS NULL AND i.indexprs IS NULL
-          AND NOT EXISTS (
-            SELECT FROM pg_catalog.pg_attribute a
-             WHERE a.attrelid = r.oid AND a.attnum = ANY (i.indkey::pg_catalog.int2[])
-               AND NOT a.attnotnull)
-          AND (r.relkind = 'p' OR NOT EXISTS (
-            SELECT FROM pg_catalog.pg_inherits h WHERE h.inhparent = r.oid))`;
 
 /**
  * Why a replay of `entry`, a claim, might not lock the rows it locked the first time, or
@@ -327,15 +297,13 @@ async function keyChange(
   if (params.some((_p, i) => !new RegExp(String.raw`\$${i + 1}(?!\d)`).test(change.subquery))) {
     return 'its subquery does not take all of its parameters';
   }
-  const [keyed] = await ctx.backend.exec(
-    `SELECT r.oid = pg_catalog.to_regclass($2) AND EXISTS (
-       SELECT FROM pg_catalog.pg_index i
-         JOIN pg_catalog.pg_attribute k ON k.attrelid = i.indrelid AND k.attnum = i.indkey[0]
-        WHERE ${enforcedUnique} AND i.indnatts = 1 AND k.attname = $3)
-       FROM pg_catalog.pg_class r WHERE r.oid = pg_catalog.to_regclass($1)`,
-    [change.table, inner, bareName(change.key)],
-  );
-  if (keyed!.rows[0]?.[0] !== 't') return 'the key it changes rows by is not unique';
+  if (!(await uniqueColumn(ctx, change.table, [bareName(change.key)], inner))) {
+    return 'the key it changes rows by is not unique';
+  }
   // The subquery's one column is the key (its answer is compared with the keys returned).
-  return { probe: plain, table: inner, key: { names: [quoted(bareName(change.key))], at: [0] } };
+  return {
+    probe: plain,
+    table: inner,
+    key: { names: [quoteIdent(bareName(change.key))], at: [0] },
+  };
 }

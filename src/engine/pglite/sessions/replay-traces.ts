@@ -7,8 +7,8 @@
 // scans. A server did none of this. What would show it is refused (`replay-traces`),
 // until Reset starts afresh.
 import { splitStatements } from '../../split-statements';
-import { identifier, lockedKeyChange, mentions } from '../waits';
-import { enforcedUnique, fromOneTable } from './claims';
+import { calledNames, identifier, lockedKeyChange, mentions } from '../waits';
+import { bareName, fromOneTable, uniqueColumn } from './keys';
 import type { LayerContext, SessionRecord } from './context';
 import { setAside } from './parking';
 import { notExpressible, type QueryReply } from './replies';
@@ -247,9 +247,7 @@ const countsOnly =
 
 /** Whether `statement` calls a function PostgreSQL marks volatile (nextval, random, …). */
 async function callsVolatile(ctx: LayerContext, statement: string): Promise<boolean> {
-  const called = [...statement.matchAll(/\b([a-z_][a-z0-9_$]*)\s*\(/gi)].map((m) =>
-    m[1]!.toLowerCase(),
-  );
+  const called = calledNames(statement);
   if (called.length === 0) return false;
   const [volatile] = await ctx.backend.exec(
     `SELECT EXISTS (SELECT FROM pg_catalog.pg_proc
@@ -289,17 +287,7 @@ async function totallyOrdered(ctx: LayerContext, statement: string): Promise<boo
   ) {
     return false;
   }
-  if (columns.length === 0) return false;
-  const [unique] = await ctx.backend.exec(
-    `SELECT EXISTS (SELECT FROM pg_catalog.pg_index i
-                      JOIN pg_catalog.pg_attribute k
-                        ON k.attrelid = i.indrelid AND k.attnum = i.indkey[0]
-                     WHERE ${enforcedUnique} AND i.indnatts = 1
-                       AND k.attname = ANY(pg_catalog.string_to_array($2, ',')))
-       FROM pg_catalog.pg_class r WHERE r.oid = pg_catalog.to_regclass($1)`,
-    [table, columns.join(',')],
-  );
-  return unique!.rows[0]?.[0] === 't';
+  return uniqueColumn(ctx, table, columns);
 }
 
 /** One table's rows by a WHERE: a SELECT (locking or not), UPDATE or DELETE. */
@@ -324,19 +312,9 @@ async function oneRowAtMost(ctx: LayerContext, statement: string): Promise<boole
   const where = m[2]!;
   if (!byKey && /[(),]|\b(?:OR|JOIN|LIMIT|GROUP|UNION)\b/i.test(where)) return false;
   const columns = byKey
-    ? [byKey.slice(byKey.lastIndexOf('.') + 1).replace(/^"(.*)"$/, '$1')]
+    ? [bareName(byKey)]
     : where.split(/\s+AND\s+/i).flatMap((condition) => equality.exec(condition.trim())?.[2] ?? []);
-  if (columns.length === 0) return false;
-  const [unique] = await ctx.backend.exec(
-    `SELECT EXISTS (SELECT FROM pg_catalog.pg_index i
-                      JOIN pg_catalog.pg_attribute k
-                        ON k.attrelid = i.indrelid AND k.attnum = i.indkey[0]
-                     WHERE ${enforcedUnique} AND i.indnatts = 1
-                       AND k.attname = ANY(pg_catalog.string_to_array($2, ',')))
-       FROM pg_catalog.pg_class r WHERE r.oid = pg_catalog.to_regclass($1)`,
-    [m[1]!, columns.join(',')],
-  );
-  return unique!.rows[0]?.[0] === 't';
+  return uniqueColumn(ctx, m[1]!, columns);
 }
 
 /** Whether any of the transactions `xids` has committed. */

@@ -4,7 +4,7 @@
 // "Resuming a parked transaction".
 import { splitStatements } from '../../split-statements';
 import type { BackendReply } from '../backend';
-import { identifier, lockedKeyChange, statementNeeds } from '../waits';
+import { calledNames, identifier, lockedKeyChange, statementNeeds } from '../waits';
 import {
   answersByLocks,
   claimHolds,
@@ -46,8 +46,6 @@ import { committedSince, parkedCte, writtenSince } from './write-counts';
  * done: prepared statements and cursors belong to the session, not the transaction.
  */
 const sessionObjects = /^\s*(?:PREPARE(?!\s+TRANSACTION\b)|DEALLOCATE|DECLARE|FETCH|MOVE|CLOSE)\b/i;
-
-/** ROLLBACK TO SAVEPOINT, which gives up the locks taken since the savepoint. */
 
 /** pg_sleep, pg_sleep_for and pg_sleep_until, which wait for the clock to move. */
 const sleeps = /\bpg_sleep/i;
@@ -257,7 +255,7 @@ async function cannotReplay(
   if (anotherHolds(ctx, s, 'parked') && undoes) {
     return 'it rolled back to a savepoint, giving up row locks another transaction may hold now';
   }
-  const called = [...text.matchAll(/\b([a-z_][a-z0-9_$]*)\s*\(/gi)].map((m) => m[1]!.toLowerCase());
+  const called = calledNames(text);
   const { backend } = ctx;
   const [facts] = await backend.exec(
     `WITH ${parkedCte},

@@ -8,6 +8,7 @@
 // either would show, the statement is refused (`statistics-shared`).
 import type { LayerContext, SessionRecord } from './context';
 import { splitStatements } from '../../split-statements';
+import { calledNames } from '../waits';
 
 /** Calls of functions, which a backend counts as they run (when track_functions says so). */
 export const functionCounts =
@@ -68,10 +69,9 @@ const uncounted = new Set(
 function counts(statement: string): boolean {
   if (countsNothing.test(statement)) return false;
   if (!readsStatistics(statement)) return true;
-  return [...statement.matchAll(/\b([a-z_][a-z0-9_$]*)\s*\(/gi)].some(([, name]) => {
-    const called = name!.toLowerCase();
-    return !called.startsWith('pg_') && !uncounted.has(called);
-  });
+  return calledNames(statement).some(
+    (called) => !called.startsWith('pg_') && !uncounted.has(called),
+  );
 }
 
 /**
