@@ -252,6 +252,76 @@ async function workersInTurn(engine: Engine, shape: keyof typeof claims) {
   return { first, second, goesOn, third, again, rows };
 }
 
+/** The chapter's claim, against a job table as people write one: serial ids, clock defaults. */
+const chapterClaim =
+  "UPDATE queue_jobs SET state = 'running' WHERE id = (SELECT id FROM queue_jobs " +
+  "WHERE state = 'queued' ORDER BY run_after FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING id";
+
+/**
+ * Two workers claim jobs from a table whose id is a bigserial and whose times default to
+ * now(), all jobs queued by one INSERT (so their run_after is the same); the first
+ * finishes and commits, the second goes on: its UPDATEs fill no column from a default.
+ * Then a worker that queued a follow-up job (an INSERT, which does) is to go on.
+ */
+async function jobTable(engine: Engine) {
+  const [a, b] = await scene(engine, 'a', 'b');
+  await a!.query(
+    'DROP TABLE IF EXISTS queue_jobs, queue_notes; ' +
+      'CREATE TABLE queue_jobs (id bigserial PRIMARY KEY, kind text NOT NULL, ' +
+      "state text NOT NULL DEFAULT 'queued', created_at timestamptz NOT NULL DEFAULT now(), " +
+      'run_after timestamptz NOT NULL DEFAULT now()); ' +
+      "INSERT INTO queue_jobs (kind) SELECT 'email' FROM generate_series(1, 4); " +
+      'CREATE TABLE queue_notes (note text, at timestamptz DEFAULT now())',
+  );
+  const first = await answer(a!, `BEGIN; ${chapterClaim}`);
+  const second = await answer(b!, `BEGIN; ${chapterClaim}`);
+  await a!.query("UPDATE queue_jobs SET state = 'done' WHERE id = 1; COMMIT");
+  const goesOn = await answer(
+    b!,
+    "UPDATE queue_jobs SET state = 'done' WHERE id = 2 RETURNING state",
+  );
+  await b!.query('COMMIT');
+  await b!.query("BEGIN; INSERT INTO queue_notes (note) VALUES ('sent 2')");
+  await a!.query("UPDATE queue_jobs SET state = 'queued' WHERE id = 1");
+  const afterInsert = await answer(b!, 'SELECT count(*) FROM queue_notes');
+  await b!.query('ROLLBACK');
+  const rows = await answer(a!, 'SELECT id, state FROM queue_jobs ORDER BY id');
+  await a!.query('DROP TABLE queue_jobs, queue_notes');
+  await closeAll([a!, b!]);
+  return { first, second, goesOn, afterInsert, rows };
+}
+
+/**
+ * A transaction's DELETE or UPDATE fills a column from a volatile default all the same:
+ * a foreign key with ON DELETE SET DEFAULT (`fk`), or a rule that adds an INSERT (`rule`).
+ */
+async function defaultBehindWrite(engine: Engine, how: 'fk' | 'rule') {
+  const [a, b] = await scene(engine, 'a', 'b');
+  await a!.query(
+    'DROP TABLE IF EXISTS queue_task, queue_owner, queue_audit; ' +
+      'CREATE TABLE queue_owner (id int PRIMARY KEY); INSERT INTO queue_owner VALUES (0), (1); ' +
+      'CREATE TABLE queue_task (id int PRIMARY KEY, owner int DEFAULT (random() * 0)::int ' +
+      'REFERENCES queue_owner ON DELETE SET DEFAULT); INSERT INTO queue_task VALUES (1, 1); ' +
+      'CREATE TABLE queue_audit (id int, at timestamptz DEFAULT clock_timestamp()); ' +
+      'CREATE RULE queue_task_audit AS ON UPDATE TO queue_task ' +
+      'DO ALSO INSERT INTO queue_audit (id) VALUES (NEW.id)',
+  );
+  await a!.query(
+    how === 'fk'
+      ? 'BEGIN; DELETE FROM queue_owner WHERE id = 1'
+      : 'BEGIN; UPDATE queue_task SET owner = 0 WHERE id = 1',
+  );
+  await b!.query('SELECT 1');
+  const goesOn = await answer(
+    a!,
+    how === 'fk' ? 'SELECT owner FROM queue_task' : 'SELECT count(*) FROM queue_audit',
+  );
+  await a!.query('ROLLBACK');
+  await a!.query('DROP TABLE queue_task, queue_owner, queue_audit');
+  await closeAll([a!, b!]);
+  return goesOn;
+}
+
 /**
  * Three workers claim a row each; the first finishes and commits, then the third goes on
  * while the second still holds the row that comes before its own.
@@ -749,6 +819,38 @@ describe('a parked transaction that goes on, on PGlite and on PostgreSQL 18', ()
         ],
       });
       expect(await workersInTurn(engines.pglite, shape)).toEqual(onServer);
+    },
+  );
+
+  it('workers claim from a job table with serial ids and clock defaults and go on; a worker that inserted is refused', async () => {
+    const onServer = await jobTable(engines.server.engine);
+    expect(onServer).toEqual({
+      first: [['1']],
+      second: [['2']],
+      goesOn: [['done']],
+      afterInsert: [['1']],
+      rows: [
+        ['1', 'queued'],
+        ['2', 'done'],
+        ['3', 'queued'],
+        ['4', 'queued'],
+      ],
+    });
+    const onPglite = await jobTable(engines.pglite);
+    expect({ ...onPglite, afterInsert: onServer.afterInsert }).toEqual(onServer);
+    expect(kindOf(onPglite.afterInsert)).toBe('parked-goes-on');
+    expect(onPglite.afterInsert).toMatch(/default that is not a constant/);
+  });
+
+  it.each(['fk', 'rule'] as const)(
+    'a write that fills a column from a volatile default behind its text (%s) is refused going on',
+    async (how) => {
+      expect(await defaultBehindWrite(engines.server.engine, how)).toEqual(
+        how === 'fk' ? [['0']] : [['1']],
+      );
+      const onPglite = await defaultBehindWrite(engines.pglite, how);
+      expect(kindOf(onPglite)).toBe('parked-goes-on');
+      expect(onPglite).toMatch(/default that is not a constant/);
     },
   );
 

@@ -58,6 +58,16 @@ const clockKeywords =
 const measures = /\bEXPLAIN\s*(?:\([^)]*\bANALY[SZ]E\b|\s+ANALY[SZ]E\b)/i;
 
 /**
+ * Statements that may fill a column from its default: a row inserted (INSERT, MERGE,
+ * COPY, a prepared statement or a DO block that does), or `SET c = DEFAULT`. An UPDATE or
+ * DELETE alone evaluates no default, unless a rule turns it into an insert or a foreign
+ * key's ON DELETE/UPDATE SET DEFAULT fires (asked of the catalog in `cannotReplay`), so a
+ * job table's `id bigserial` or `created_at DEFAULT now()` does not stop a worker's
+ * UPDATE from going on.
+ */
+const appliesDefaults = /\b(?:INSERT|MERGE|COPY|DEFAULT|EXECUTE|DO)\b/i;
+
+/**
  * Volatile functions a replay may call again: what they do is undone with the rollback
  * and done again (a transaction-level lock, a sleep, a setting), or their answer is
  * compared. Any other volatile function, or one that reads the clock, may write a value
@@ -277,14 +287,24 @@ async function cannotReplay(
        EXISTS (SELECT 1 FROM pg_catalog.pg_trigger t JOIN written w ON t.tgrelid = w.oid
                 WHERE NOT t.tgisinternal),
        EXISTS (SELECT 1 FROM pg_catalog.pg_attrdef d JOIN written w ON d.adrelid = w.oid
-                WHERE d.adbin::pg_catalog.text ~ '\\{(SQLVALUEFUNCTION|NEXTVALUEEXPR)'
+                WHERE (d.adbin::pg_catalog.text ~ '\\{(SQLVALUEFUNCTION|NEXTVALUEEXPR)'
                    OR EXISTS (SELECT 1 FROM pg_catalog.regexp_matches(d.adbin::pg_catalog.text, ':(?:funcid|opfuncid) (\\d+)', 'g') m
                                 JOIN pg_catalog.pg_proc p ON p.oid = m[1]::pg_catalog.oid
-                               WHERE p.provolatile <> 'i')),
+                               WHERE p.provolatile <> 'i'))
+                  AND ($5 OR EXISTS (SELECT 1 FROM pg_catalog.pg_rewrite r JOIN written w2 ON r.ev_class = w2.oid
+                                      WHERE r.ev_type <> '1')
+                          OR EXISTS (SELECT 1 FROM pg_catalog.pg_constraint k JOIN written w3 ON k.conrelid = w3.oid
+                                      WHERE k.contype = 'f' AND 'd' IN (k.confdeltype, k.confupdtype)))),
        EXISTS (SELECT 1 FROM pg_catalog.pg_proc p
                 WHERE p.proname IN (SELECT pg_catalog.jsonb_array_elements_text($3::pg_catalog.jsonb))
                   AND p.pronamespace <> 'pg_catalog'::pg_catalog.regnamespace)`,
-    [h.gid, s.xactSnapshot, JSON.stringify(called), JSON.stringify(replayableVolatile)],
+    [
+      h.gid,
+      s.xactSnapshot,
+      JSON.stringify(called),
+      JSON.stringify(replayableVolatile),
+      appliesDefaults.test(text),
+    ],
   );
   const [committed, sequence, catalog, volatile, trigger, defaults, ownFunction] = facts!.rows[0]!;
   if (h.isolation === 'serializable' && (await sharesSerializableWork(ctx, s))) {
