@@ -50,10 +50,6 @@ const sessionObjects = /^\s*(?:PREPARE(?!\s+TRANSACTION\b)|DEALLOCATE|DECLARE|FE
 /** pg_sleep, pg_sleep_for and pg_sleep_until, which wait for the clock to move. */
 const sleeps = /\bpg_sleep/i;
 
-/** The clock as SQL names it without parentheses: a replay reads a later time. */
-const clockKeywords =
-  /\b(?:CURRENT_TIMESTAMP|CURRENT_TIME|CURRENT_DATE|LOCALTIMESTAMP|LOCALTIME)\b/i;
-
 /** EXPLAIN that runs the statement and reports its times (ANALYZE, in any form). */
 const measures = /\bEXPLAIN\s*(?:\([^)]*\bANALY[SZ]E\b|\s+ANALY[SZ]E\b)/i;
 
@@ -248,7 +244,6 @@ async function cannotReplay(
   const undoes = s.xactLog.some((e) =>
     splitStatements(e.sql).some(({ sql }) => toSavepoint.test(sql)),
   );
-  if (clockKeywords.test(text)) return 'it read the clock, which a replay would read later';
   if (measures.test(text)) return 'it ran EXPLAIN ANALYZE, whose times a replay would measure anew';
   // A claim (SKIP LOCKED, NOWAIT) whose skipped rows others have let go since: READ
   // COMMITTED asks PostgreSQL whether it would take the same rows (below).
@@ -256,7 +251,11 @@ async function cannotReplay(
   if (freed && h.isolation !== 'read committed') {
     return 'it skipped or refused locked rows, and a transaction that held them has let them go since';
   }
-  // Its first statement runs again with the clock standing at the transaction's start.
+  // Its first statement runs again with the clock standing at the transaction's start
+  // (`atClock`), so the transaction begins when it first began: now(), its other names
+  // (transaction_timestamp(), CURRENT_TIMESTAMP, CURRENT_DATE, LOCALTIME…) and the
+  // defaults made of them answer as before. statement_timestamp() and clock_timestamp()
+  // would not; they are refused below, with the other volatile functions.
   if (sleeps.test(s.xactLog[0]?.sql ?? '')) {
     return 'the statement that began it slept, which cannot run again at the time it began';
   }
@@ -283,14 +282,15 @@ async function cannotReplay(
        (SELECT pg_catalog.string_agg(DISTINCT p.proname::pg_catalog.text, ', ') FROM pg_catalog.pg_proc p
          WHERE p.proname IN (SELECT pg_catalog.jsonb_array_elements_text($3::pg_catalog.jsonb))
            AND p.proname NOT IN (SELECT pg_catalog.jsonb_array_elements_text($4::pg_catalog.jsonb))
-           AND (p.provolatile = 'v' OR p.proname IN ('now', 'statement_timestamp', 'transaction_timestamp'))),
+           AND (p.provolatile = 'v' OR p.proname IN ('statement_timestamp'))),
        EXISTS (SELECT 1 FROM pg_catalog.pg_trigger t JOIN written w ON t.tgrelid = w.oid
                 WHERE NOT t.tgisinternal),
        EXISTS (SELECT 1 FROM pg_catalog.pg_attrdef d JOIN written w ON d.adrelid = w.oid
-                WHERE (d.adbin::pg_catalog.text ~ '\\{(SQLVALUEFUNCTION|NEXTVALUEEXPR)'
+                WHERE (d.adbin::pg_catalog.text ~ '\\{NEXTVALUEEXPR'
                    OR EXISTS (SELECT 1 FROM pg_catalog.regexp_matches(d.adbin::pg_catalog.text, ':(?:funcid|opfuncid) (\\d+)', 'g') m
                                 JOIN pg_catalog.pg_proc p ON p.oid = m[1]::pg_catalog.oid
-                               WHERE p.provolatile <> 'i'))
+                               WHERE p.provolatile = 'v' OR p.proname = 'statement_timestamp'
+                                  OR (p.provolatile = 's' AND p.pronamespace <> 'pg_catalog'::pg_catalog.regnamespace)))
                   AND ($5 OR EXISTS (SELECT 1 FROM pg_catalog.pg_rewrite r JOIN written w2 ON r.ev_class = w2.oid
                                       WHERE r.ev_type <> '1')
                           OR EXISTS (SELECT 1 FROM pg_catalog.pg_constraint k JOIN written w3 ON k.conrelid = w3.oid
