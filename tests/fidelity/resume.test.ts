@@ -272,18 +272,23 @@ const chapterClaim =
 
 /**
  * Two workers claim jobs from a table whose id is a bigserial and whose times default to
- * now(), all jobs queued by one INSERT (so their run_after is the same); the first
- * finishes and commits, the second goes on: its UPDATEs fill no column from a default.
- * Then a worker that wrote a note (an INSERT, whose default is now()) is to go on.
+ * now(); the first finishes and commits, the second goes on: its UPDATEs fill no column
+ * from a default. The jobs are due one after another (`apart`), or all at once (`tied`:
+ * queued by one INSERT, run_after is its now()), where the order leaves the choice among
+ * the rest to the plan. Then a worker that wrote a note (an INSERT, whose default is now())
+ * is to go on.
  */
-async function jobTable(engine: Engine) {
+async function jobTable(engine: Engine, due: 'apart' | 'tied') {
   const [a, b] = await scene(engine, 'a', 'b');
   await a!.query(
     'DROP TABLE IF EXISTS queue_jobs, queue_notes; ' +
       'CREATE TABLE queue_jobs (id bigserial PRIMARY KEY, kind text NOT NULL, ' +
       "state text NOT NULL DEFAULT 'queued', created_at timestamptz NOT NULL DEFAULT now(), " +
       'run_after timestamptz NOT NULL DEFAULT now()); ' +
-      "INSERT INTO queue_jobs (kind) SELECT 'email' FROM generate_series(1, 4); " +
+      (due === 'tied'
+        ? "INSERT INTO queue_jobs (kind) SELECT 'email' FROM generate_series(1, 4); "
+        : 'INSERT INTO queue_jobs (kind, run_after) ' +
+          "SELECT 'email', now() - (5 - g) * interval '1 second' FROM generate_series(1, 4) g; ") +
       'CREATE TABLE queue_notes (note text, at timestamptz DEFAULT now())',
   );
   const first = await answer(a!, `BEGIN; ${chapterClaim}`);
@@ -302,6 +307,32 @@ async function jobTable(engine: Engine) {
   await a!.query('DROP TABLE queue_jobs, queue_notes');
   await closeAll([a!, b!]);
   return { first, second, goesOn, afterInsert, rows };
+}
+
+/**
+ * Twelve rows, most tied in the claim's order: a sort does not keep ties in the order it
+ * met them, and a bounded one (a LIMIT without a locking clause) breaks them otherwise
+ * than a full one (under LockRows), so which tied row comes first depends on the plan.
+ * The first worker claims a row, the second the next, the first finishes and commits,
+ * then the second goes on.
+ */
+async function tiedClaim(engine: Engine) {
+  const [a, b] = await scene(engine, 'a', 'b');
+  await a!.query(
+    'DROP TABLE IF EXISTS tied; CREATE TABLE tied (id int PRIMARY KEY, k int, v int NOT NULL DEFAULT 0); ' +
+      'INSERT INTO tied (id, k) SELECT g, CASE WHEN g % 4 = 1 THEN 2 ELSE 1 END ' +
+      'FROM generate_series(1, 12) g',
+  );
+  const claim = 'SELECT id FROM tied WHERE v = 0 ORDER BY k LIMIT 1 FOR UPDATE SKIP LOCKED';
+  const first = await answer(a!, `BEGIN; ${claim}`);
+  const second = await answer(b!, `BEGIN; ${claim}`);
+  await a!.query(`UPDATE tied SET v = 1 WHERE id IN (${claim}); COMMIT`);
+  const goesOn = await answer(b!, 'SELECT 1');
+  const committed = await answer(b!, 'COMMIT');
+  const rows = await answer(a!, 'SELECT id FROM tied WHERE v = 1 ORDER BY id');
+  await a!.query('DROP TABLE tied');
+  await closeAll([a!, b!]);
+  return { first, second, goesOn, committed, rows };
 }
 
 /**
@@ -840,7 +871,7 @@ describe('a parked transaction that goes on, on PGlite and on PostgreSQL 18', ()
   );
 
   it('workers claim from a job table with serial ids and clock defaults and go on, as does one that queued a note stamped now()', async () => {
-    const onServer = await jobTable(engines.server.engine);
+    const onServer = await jobTable(engines.server.engine, 'apart');
     expect(onServer).toEqual({
       first: [['1']],
       second: [['2']],
@@ -853,7 +884,35 @@ describe('a parked transaction that goes on, on PGlite and on PostgreSQL 18', ()
         ['4', 'queued'],
       ],
     });
-    expect(await jobTable(engines.pglite)).toEqual(onServer);
+    expect(await jobTable(engines.pglite, 'apart')).toEqual(onServer);
+  });
+
+  it('a worker whose claim took one of several jobs due at once is refused going on, and keeps its claim', async () => {
+    const onServer = await jobTable(engines.server.engine, 'tied');
+    expect(onServer.second).toEqual([['2']]);
+    expect(onServer.goesOn).toEqual([['done']]);
+    const onPglite = await jobTable(engines.pglite, 'tied');
+    expect(kindOf(onPglite.goesOn)).toBe('parked-goes-on');
+    expect(onPglite.goesOn).toMatch(/could take other rows now/);
+    expect(onPglite).toEqual({
+      ...onServer,
+      goesOn: onPglite.goesOn,
+      rows: [
+        ['1', 'queued'],
+        ['2', 'running'],
+        ['3', 'queued'],
+        ['4', 'queued'],
+      ],
+    });
+  });
+
+  it('a claim whose rows were tied in its order is refused going on before anything is rolled back, and can commit', async () => {
+    const onServer = await tiedClaim(engines.server.engine);
+    expect(onServer.goesOn).toEqual([['1']]);
+    const onPglite = await tiedClaim(engines.pglite);
+    expect(kindOf(onPglite.goesOn)).toBe('parked-goes-on');
+    expect(onPglite.goesOn).toMatch(/could take other rows now/);
+    expect(onPglite).toEqual({ ...onServer, goesOn: onPglite.goesOn });
   });
 
   it.each(['fk', 'rule'] as const)(

@@ -143,9 +143,10 @@ const notOneTable =
  * The replay's candidates are the rows that match now and that no one else holds; its own
  * rows are free once the original is rolled back. So the query that picks the rows, the
  * SELECT or the subquery, without its locking clause and asked before anything is rolled
- * back (outside any transaction: the layer set the resident one aside), must pick exactly
- * what the claim did: those rows then come first, and none that others freed or changed
- * since comes before them.
+ * back (outside any transaction: the layer set the resident one aside), walked past the
+ * rows others hold (`walkPast`), must pick exactly what the claim did, with ties in its
+ * order broken either way: those rows then come first, and none that others freed or
+ * changed since comes before them, whatever order the replay's plan meets tied rows in.
  */
 export async function claimHolds(
   ctx: LayerContext,
@@ -170,14 +171,15 @@ export async function claimHolds(
   if (typeof picked === 'string') return `${why}, and ${picked}`;
   // Asked as the session would: its settings (search_path) name the same table.
   await loadSettings(ctx, s);
-  const probe = await ctx.backend.run(picked.probe, entry.params);
   const hash = (reply: BackendReply) => (change ? keysKey(reply, 0) : rowsKey(reply));
-  if (hash(probe) === entry.rows) return null;
-  // Rows that come first may be held by others still: so they are for the replay too,
-  // which steps over them with SKIP LOCKED (NOWAIT would fail on them).
-  const skips = /\bSKIP\s+LOCKED\b/i.test(sql);
-  if (skips && (await walkPast(ctx, s, picked, entry, hash)) === entry.rows) return null;
-  return `${why}, so it could take other rows now`;
+  // Rows tied in the claim's order come in whatever order its plan meets them, which need
+  // not be the probe's: the rows it picks must be the same whichever way ties are broken.
+  for (const tiebreak of ['ASC', 'DESC'] as const) {
+    if ((await walkPast(ctx, s, picked, entry, hash, tiebreak)) !== entry.rows) {
+      return `${why}, so it could take other rows now`;
+    }
+  }
+  return null;
 }
 
 /** The query that picks a claim's rows without locking them, and the key those rows have. */
@@ -189,11 +191,12 @@ interface Picked {
 }
 
 /**
- * What the replay's claim would pick when others still hold some of the rows that come
- * first: the probe without its LIMIT, in its order, past the rows whose key is held by
- * another open transaction (their xmax is its XID: locked, or changed and not committed),
- * cut to the LIMIT. Null when that cannot be told: OFFSET or FETCH, a LIMIT that is not a
- * number, more rows than are kept.
+ * What the replay's claim would pick: the probe without its LIMIT, in its order with ties
+ * broken by where rows lie (`tiebreak`), past the rows whose key another open transaction
+ * holds (their xmax is its XID: locked, or changed and not committed), cut to the LIMIT.
+ * SKIP LOCKED steps over those rows; NOWAIT fails on the first it meets, so a NOWAIT claim
+ * that would meet one picks nothing here. Null when that cannot be told: OFFSET or FETCH,
+ * a LIMIT that is not a number, more rows than are kept.
  */
 async function walkPast(
   ctx: LayerContext,
@@ -201,6 +204,7 @@ async function walkPast(
   picked: Picked,
   entry: LoggedStatement,
   hash: (reply: BackendReply) => string | null,
+  tiebreak: 'ASC' | 'DESC',
 ): Promise<string | null> {
   const limits = [...picked.probe.matchAll(/\s+LIMIT\s+(?:(\d+)|\$(\d+))\b/gi)];
   if (limits.length > 1 || /\b(?:OFFSET|FETCH)\b/i.test(picked.probe)) return null;
@@ -208,6 +212,15 @@ async function walkPast(
   const limit = literal ?? (param ? String(entry.params?.[Number(param) - 1]) : 'ALL');
   const n = limit === 'ALL' ? Infinity : Number(limit);
   if (!Number.isSafeInteger(n) && n !== Infinity) return null;
+  const unlimited = (clause ? picked.probe.replace(clause, '') : picked.probe).replace(
+    /[\s;]*$/,
+    '',
+  );
+  // tableoid with ctid: a partitioned table's partitions each number their own rows.
+  const broken = `tableoid ${tiebreak}, ctid ${tiebreak}`;
+  const ordered = topLevelOrderBy(unlimited)
+    ? `${unlimited}, ${broken}`
+    : `${unlimited} ORDER BY ${broken}`;
   const others = [...ctx.sessions.values()].flatMap((r) =>
     r !== s && r.holding.kind === 'parked' && !r.holding.emulatedSnapshot ? [r.holding.xid] : [],
   );
@@ -216,18 +229,36 @@ async function walkPast(
        FROM ${picked.table} WHERE xmax::pg_catalog.text = ANY ($1::pg_catalog.text[])`,
     [`{${others.join(',')}}`],
   );
-  const all = await ctx.backend.run(
-    clause ? picked.probe.replace(clause, '') : picked.probe,
-    entry.params,
-    walkCaps,
-  );
+  const all = await ctx.backend.run(ordered, entry.params, walkCaps);
   const last = all.results.at(-1);
   if (held.error || !held.results[0] || !last || last.rowsOmitted) return null;
   const taken = new Set(held.results[0].rows.map((row) => JSON.stringify(row)));
   const keyOf = (row: (string | null)[]) =>
     JSON.stringify(picked.key.at.map((i) => row[i] ?? null));
-  const rows = last.rows.filter((row) => !taken.has(keyOf(row))).slice(0, n);
+  const skips = /\bSKIP\s+LOCKED\b/i.test(entry.sql);
+  const rows: (string | null)[][] = [];
+  for (const row of last.rows) {
+    if (rows.length >= n) break;
+    if (!taken.has(keyOf(row))) rows.push(row);
+    else if (!skips) return null;
+  }
   return hash({ ...all, results: [{ ...last, rows }] });
+}
+
+/**
+ * Whether `sql` ends with an ORDER BY of its own, outside parentheses and quotes (one in a
+ * subquery orders only that).
+ */
+function topLevelOrderBy(sql: string): boolean {
+  let depth = 0;
+  let found = false;
+  const tokens = /'(?:[^']|'')*'|"(?:[^"]|"")*"|--[^\n]*|\/\*[\s\S]*?\*\/|[()]|\bORDER\s+BY\b/gi;
+  for (const [token] of sql.matchAll(tokens)) {
+    if (token === '(') depth++;
+    else if (token === ')') depth--;
+    else if (depth === 0 && /^ORDER/i.test(token)) found = true;
+  }
+  return found;
 }
 
 /** What a walk past held rows keeps of the claim's query without its LIMIT. */
