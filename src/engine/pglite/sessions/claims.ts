@@ -69,12 +69,24 @@ export function claimRecord(
     ? keysKey(reply, fields.length > 0 ? onlyIndex(fields, bareName(change.key)) : -1)
     : rowsKey(reply);
   const origins = change ? undefined : reply.origins?.at(-1);
+  const result = reply.results.at(-1);
+  const key = change && fields.length > 0 ? onlyIndex(fields, bareName(change.key)) : -1;
+  const claimed =
+    rows && result && result.rows.length <= claimedRows
+      ? change
+        ? result.rows.map((row) => [row[key] ?? null])
+        : result.rows.map((row) => [...row])
+      : undefined;
   return {
     holders: lockHolders(ctx, s),
     ...(rows ? { rows } : {}),
     ...(origins ? { origins: [...origins] } : {}),
+    ...(claimed ? { claimed } : {}),
   };
 }
+
+/** The most rows of a claim the log keeps, to lock them again by key (`claimByKeys`). */
+const claimedRows = 100;
 
 /** The index of the one field named `name`, or -1 when none or several are. */
 function onlyIndex(fields: readonly { name: string }[], name: string): number {
@@ -152,7 +164,7 @@ export async function claimHolds(
   ctx: LayerContext,
   s: SessionRecord,
   entry: LoggedStatement,
-): Promise<string | null> {
+): Promise<string | null | { replayAs: string }> {
   const why = 'it skipped or refused locked rows, and others have let rows go or written since';
   // The claim is the entry's last statement: its rows are the last result. Any before it
   // read no rows (BEGIN, SET).
@@ -174,12 +186,81 @@ export async function claimHolds(
   const hash = (reply: BackendReply) => (change ? keysKey(reply, 0) : rowsKey(reply));
   // Rows tied in the claim's order come in whatever order its plan meets them, which need
   // not be the probe's: the rows it picks must be the same whichever way ties are broken.
+  let same = true;
   for (const tiebreak of ['ASC', 'DESC'] as const) {
-    if ((await walkPast(ctx, s, picked, entry, hash, tiebreak)) !== entry.rows) {
-      return `${why}, so it could take other rows now`;
-    }
+    same &&= (await walkPast(ctx, s, picked, entry, hash, tiebreak)) === entry.rows;
   }
-  return null;
+  if (same) return null;
+  const instead = await claimByKeys(ctx, picked, entry, change ? null : statements, hash);
+  return instead ?? `${why}, so it could take other rows now`;
+}
+
+/**
+ * The claim of `entry` as its replay can run it when it would take other rows now: its own
+ * rows, by their keys, locked as it locked them. On a server the transaction goes on
+ * holding exactly those rows; they were locked by it all along, so no one has changed
+ * them, and once the original is rolled back no one else holds them. So the query that
+ * picked them, asked for those keys only (in the order the claim gave them) with its
+ * locking clause but without SKIP LOCKED or NOWAIT, answers as the claim did and takes the
+ * same locks. Asked first without the locking clause, it must give the claim's answer.
+ * Null when the claim's keys were not kept, or the key is of several columns.
+ */
+async function claimByKeys(
+  ctx: LayerContext,
+  picked: Picked,
+  entry: LoggedStatement,
+  statements: readonly { sql: string }[] | null,
+  hash: (reply: BackendReply) => string | null,
+): Promise<{ replayAs: string } | null> {
+  const [name, ...more] = picked.key.names;
+  const at = statements ? picked.key.at[0]! : 0;
+  if (!entry.claimed || !name || more.length > 0 || at < 0) return null;
+  const keys = entry.claimed.map((row) => row[at]);
+  if (keys.some((k) => k === null || k === undefined)) return null;
+  const claim = statements
+    ? statements.at(-1)!.sql
+    : lockedKeyChange(lastStatement(entry))!.subquery;
+  const locking = claim.match(lockingClause);
+  const plain = keyed(picked.probe, name, keys as string[]);
+  if (!plain || locking?.length !== 1) return null;
+  const probe = await ctx.backend.run(plain, entry.params);
+  if (hash(probe) !== entry.rows) return null;
+  const lockedAs = `${plain} ${locking[0]!.replace(/\s+(?:SKIP\s+LOCKED|NOWAIT)$/i, '').trim()}`;
+  if (statements) {
+    return {
+      replayAs: [...statements.slice(0, -1).map((st) => st.sql), lockedAs].join(';\n'),
+    };
+  }
+  const all = splitStatements(entry.sql);
+  const last = all.at(-1)!.sql;
+  if (!last.includes(claim)) return null;
+  return {
+    replayAs: [...all.slice(0, -1).map((st) => st.sql), last.replace(claim, lockedAs)].join(';\n'),
+  };
+}
+
+const lastStatement = (entry: LoggedStatement) => splitStatements(entry.sql).at(-1)!.sql;
+
+/**
+ * `probe` (a claim's query without its locking clause) asked for the rows whose `key` is
+ * one of `keys` only, in that order, without its LIMIT; null for a shape not handled here.
+ */
+function keyed(probe: string, key: string, keys: string[]): string | null {
+  const limits = [...probe.matchAll(/\s+LIMIT\s+(?:\d+|\$\d+)\b/gi)];
+  if (limits.length > 1 || /\b(?:OFFSET|FETCH)\b/i.test(probe)) return null;
+  const text = (limits[0] ? probe.replace(limits[0][0], '') : probe).replace(/[\s;]*$/, '');
+  const clauses = topLevel(text);
+  const end = clauses.orderBy ?? text.length;
+  const where = clauses.where;
+  const head = text.slice(0, where?.at ?? end);
+  const condition = where ? text.slice(where.at + where.length, end) : null;
+  const element = (k: string) => `"${k.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+  const list = `'{${keys.map(element).join(',').replace(/'/g, "''")}}'::pg_catalog.text[]`;
+  const value = `${key}::pg_catalog.text`;
+  return (
+    `${head.trimEnd()} WHERE ${condition ? `(${condition.trim()}) AND ` : ''}` +
+    `${value} = ANY (${list}) ORDER BY pg_catalog.array_position(${list}, ${value})`
+  );
 }
 
 /** The query that picks a claim's rows without locking them, and the key those rows have. */
@@ -218,9 +299,10 @@ async function walkPast(
   );
   // tableoid with ctid: a partitioned table's partitions each number their own rows.
   const broken = `tableoid ${tiebreak}, ctid ${tiebreak}`;
-  const ordered = topLevelOrderBy(unlimited)
-    ? `${unlimited}, ${broken}`
-    : `${unlimited} ORDER BY ${broken}`;
+  const ordered =
+    topLevel(unlimited).orderBy !== undefined
+      ? `${unlimited}, ${broken}`
+      : `${unlimited} ORDER BY ${broken}`;
   const others = [...ctx.sessions.values()].flatMap((r) =>
     r !== s && r.holding.kind === 'parked' && !r.holding.emulatedSnapshot ? [r.holding.xid] : [],
   );
@@ -246,17 +328,23 @@ async function walkPast(
 }
 
 /**
- * Whether `sql` ends with an ORDER BY of its own, outside parentheses and quotes (one in a
- * subquery orders only that).
+ * Where `sql`'s own WHERE and ORDER BY are, outside parentheses and quotes (those of a
+ * subquery are its own): the offset and length of each keyword.
  */
-function topLevelOrderBy(sql: string): boolean {
+function topLevel(sql: string): {
+  where?: { at: number; length: number };
+  orderBy?: number;
+} {
   let depth = 0;
-  let found = false;
-  const tokens = /'(?:[^']|'')*'|"(?:[^"]|"")*"|--[^\n]*|\/\*[\s\S]*?\*\/|[()]|\bORDER\s+BY\b/gi;
-  for (const [token] of sql.matchAll(tokens)) {
+  const found: ReturnType<typeof topLevel> = {};
+  const tokens =
+    /'(?:[^']|'')*'|"(?:[^"]|"")*"|--[^\n]*|\/\*[\s\S]*?\*\/|[()]|\bWHERE\b|\bORDER\s+BY\b/gi;
+  for (const { 0: token, index } of sql.matchAll(tokens)) {
     if (token === '(') depth++;
     else if (token === ')') depth--;
-    else if (depth === 0 && /^ORDER/i.test(token)) found = true;
+    else if (depth !== 0) continue;
+    else if (/^WHERE$/i.test(token)) found.where ??= { at: index, length: token.length };
+    else if (/^ORDER/i.test(token)) found.orderBy ??= index;
   }
   return found;
 }

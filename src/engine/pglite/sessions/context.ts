@@ -160,6 +160,13 @@ export interface LoggedStatement {
   holders?: string[];
   rows?: string;
   origins?: Origin[];
+  /** A claim's rows as text (an UPDATE's or DELETE's: the keys it returned), when few. */
+  claimed?: (string | null)[][];
+  /**
+   * What a replay runs instead of a claim whose rows others have let go since: the same
+   * rows, by their keys, locked as the claim locked them (`claimByKeys` in claims.ts).
+   */
+  replayAs?: string;
 }
 
 /**

@@ -344,12 +344,16 @@ async function cannotReplay(
   if (volatile) return `it called ${volatile}, which a replay may answer differently unseen`;
   if (trigger === 't') return 'a trigger runs on a table it changed';
   if (defaults === 't') return 'a table it changed has a default that is not a constant';
+  const replayAs = new Map<LoggedStatement, string>();
   if (h.isolation === 'read committed' && (committed !== '0' || freed)) {
-    for (const entry of s.xactLog.filter((e) => e.holders)) {
+    // A claim the replay takes again by its keys stays so (its rows are held all along).
+    for (const entry of s.xactLog.filter((e) => e.holders && e.replayAs === undefined)) {
       const why = await claimHolds(ctx, s, entry);
-      if (why) return why;
+      if (typeof why === 'string') return why;
+      if (why) replayAs.set(entry, why.replayAs);
     }
   }
+  for (const [entry, sql] of replayAs) entry.replayAs = sql;
   return { importAt, shown, committedTo };
 }
 
@@ -600,7 +604,7 @@ async function replayEntry(
 ): Promise<BackendReply | 'stuck' | { refused: string }> {
   const write = at && i === 0 ? () => writeSnapshotFile(ctx, s.xactSnapshot!) : undefined;
   if (!at || at.entry !== i) {
-    return runReader(ctx, s, entry.sql, entry.params, write);
+    return runReader(ctx, s, entry.replayAs ?? entry.sql, entry.params, write);
   }
   const statements = splitStatements(entry.sql).map(({ sql }) => sql);
   const before = statements.slice(0, at.statement).join(';\n');
