@@ -218,6 +218,11 @@ export const refusalKinds = [
    */
   'lock-queue',
   /**
+   * LOCK TABLE … NOWAIT on a table whose conflicting lock the layer keeps, not PostgreSQL
+   * (a reader's ACCESS SHARE, for a transaction closed in the backend): it would be granted.
+   */
+  'lock-nowait',
+  /**
    * A statement that waited for a row raised notices: on a server those raised before
    * the wait reach the client before it, and which those were cannot be told here.
    */

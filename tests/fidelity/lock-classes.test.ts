@@ -11,6 +11,29 @@ async function sessions(engine: Engine, n: number): Promise<Session[]> {
   return opened;
 }
 
+/**
+ * LOCK TABLE … NOWAIT where another transaction holds a conflicting lock: a writer's
+ * ROW EXCLUSIVE, or a reader's ACCESS SHARE (a transaction PGlite closed after it read).
+ */
+async function lockNowait(engine: Engine, other: 'writer' | 'reader') {
+  const [setup, holder, locker] = await sessions(engine, 3);
+  await setup!.query(
+    'DROP TABLE IF EXISTS bin; CREATE TABLE bin (id int PRIMARY KEY, v int); INSERT INTO bin VALUES (1, 0)',
+  );
+  await holder!.query(
+    other === 'writer'
+      ? 'BEGIN; UPDATE bin SET v = 3 WHERE id = 1'
+      : 'BEGIN; SELECT count(*) FROM bin',
+  );
+  await locker!.query('BEGIN');
+  const mode = other === 'writer' ? 'SHARE' : 'ACCESS EXCLUSIVE';
+  const locked = await within(answer(locker!, `LOCK TABLE bin IN ${mode} MODE NOWAIT`), 2000);
+  await locker!.query('ROLLBACK');
+  await holder!.query('COMMIT');
+  for (const s of [setup!, holder!, locker!]) await s.close();
+  return locked;
+}
+
 /** A reader idle in its transaction holds ACCESS SHARE on what it read: LOCK TABLE waits. */
 async function lockAfterRead(engine: Engine) {
   const [setup, reader, locker] = await sessions(engine, 3);
@@ -739,4 +762,15 @@ describe('locks on PGlite and on PostgreSQL 18', () => {
     const refused = String(onPglite.afterA).startsWith('not expressible');
     if (!refused) expect(onPglite.afterA).toEqual(onServer.afterA);
   });
+
+  it.each(['writer', 'reader'] as const)(
+    'LOCK TABLE … NOWAIT against a %s fails at once as on a server, or is refused where PGlite would grant it',
+    async (other) => {
+      const failed = '55P03 could not obtain lock on relation "bin"';
+      expect(await lockNowait(engines.server.engine, other)).toBe(failed);
+      const onPglite = await lockNowait(engines.pglite, other);
+      if (other === 'writer') expect(onPglite).toBe(failed);
+      else expect(kindOf(onPglite)).toBe('lock-nowait');
+    },
+  );
 });

@@ -175,6 +175,10 @@ const refusalWords = {
     'needs before the wait (a table’s children or partitions, the objects it depends on) ' +
     'and goes on with what it found, while the in-browser engine runs it again from the ' +
     'start, which would see the change',
+  'lock-nowait': (holder: string) =>
+    `${holder} holds a lock on this table that conflicts with the one asked for, so on a ` +
+    'server NOWAIT would fail at once; here that lock is kept by the in-browser engine for a ' +
+    'transaction it closed in PGlite’s one backend, which would grant the request',
   'lock-queue': (whom: string, table: string, mode: string) =>
     `${whom} is waiting for ${mode} on ${table}, and this request conflicts with it: a ` +
     'server puts it in the queue behind that request (and its deadlock check may reorder ' +

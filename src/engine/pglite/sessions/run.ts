@@ -347,6 +347,12 @@ async function deniedBeforeLock(
   }
 }
 
+/** A lone LOCK TABLE … NOWAIT, which fails where it would wait. */
+const locksNowait = (sql: string) => {
+  const statements = textFacts(sql).statements;
+  return statements.length === 1 && /^\s*LOCK\b[\s\S]*\bNOWAIT\s*;?\s*$/i.test(statements[0]!);
+};
+
 /**
  * Whether `sql` can run inside a savepoint and be undone: data statements only, not ones
  * that end or open a transaction, touch savepoints, or cannot run in a transaction block.
@@ -538,6 +544,18 @@ export async function runQuery(
     return notExpressible('wait-unchecked', whose(verdict.holder));
   }
   if (verdict.verdict === 'waits' && (await deniedBeforeLock(ctx, s, sql, verdict))) {
+    verdict = { verdict: 'free' };
+  }
+  // LOCK … NOWAIT fails at once where it would wait. A parked holder's lock is PostgreSQL's
+  // own, so the statement sent fails as on a server; one the layer keeps for a transaction
+  // closed in the backend (a reader's ACCESS SHARE) is not, and PostgreSQL would grant it.
+  if (verdict.verdict === 'waits' && verdict.event === 'relation' && locksNowait(sql)) {
+    if (verdict.holder?.holding.kind !== 'parked') {
+      return notExpressible(
+        'lock-nowait',
+        verdict.holder ? whose(verdict.holder) : 'another session',
+      );
+    }
     verdict = { verdict: 'free' };
   }
   if (verdict.verdict === 'waits') return waitFor(ctx, s, sql, params, verdict);
