@@ -3,7 +3,7 @@
 // on a server. And what a session sets for itself shows where a server shows it.
 import { describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/types';
-import { answer } from '../support/answer';
+import { answer, kindOf } from '../support/answer';
 import { bothEngines } from '../support/both-engines';
 
 /** Two SERIALIZABLE transactions opened before either has run a query. */
@@ -67,6 +67,32 @@ async function savepointAcrossSessions(engine: Engine): Promise<unknown[]> {
   await a.close();
   await b.close();
   return answers;
+}
+
+/**
+ * A statement fails inside a savepoint: a server undoes only what came after the savepoint,
+ * and ROLLBACK TO brings the transaction back. The failure is a reader's error, then
+ * another session runs (`error`), or a lock_timeout while waiting (`timeout`).
+ */
+async function failedInSavepoint(engine: Engine, how: 'error' | 'timeout') {
+  const [a, b] = [await engine.openSession(), await engine.openSession()];
+  await a.query(
+    'DROP TABLE IF EXISTS bay; CREATE TABLE bay (id int PRIMARY KEY, v int); INSERT INTO bay VALUES (1, 0), (2, 0)',
+  );
+  if (how === 'timeout') await b.query('BEGIN; UPDATE bay SET v = 3 WHERE id = 2');
+  await a.query('BEGIN; UPDATE bay SET v = 1 WHERE id = 1');
+  if (how === 'timeout') await a.query("SET LOCAL lock_timeout = '200ms'");
+  const failed = await answer(
+    a,
+    how === 'error' ? 'SAVEPOINT s; SELECT 1/0' : 'SAVEPOINT s; UPDATE bay SET v = 4 WHERE id = 2',
+  );
+  await b.query(how === 'error' ? 'SELECT 1' : 'ROLLBACK');
+  const back = await answer(a, 'ROLLBACK TO s');
+  await a.query('COMMIT');
+  const rows = await answer(b, 'SELECT v FROM bay ORDER BY id');
+  await a.close();
+  await b.close();
+  return { failed, back, rows };
 }
 
 /** A read-only transaction set aside and taken up again is still read-only. */
@@ -160,6 +186,25 @@ describe('a transaction set aside on PGlite comes back as it was, as on PostgreS
     expect(await savepointAcrossSessions(engines.server.engine)).toEqual(expected);
     expect(await savepointAcrossSessions(engines.pglite)).toEqual(expected);
   });
+
+  it.each(['error', 'timeout'] as const)(
+    'a transaction that failed inside a savepoint (%s) comes back with ROLLBACK TO on a server, and is named lost on PGlite, never answered as if the savepoint were gone',
+    async (how) => {
+      const onServer = await failedInSavepoint(engines.server.engine, how);
+      expect(onServer).toEqual({
+        failed:
+          how === 'error'
+            ? '22012 division by zero'
+            : '55P03 canceling statement due to lock timeout',
+        back: [],
+        rows: [['1'], ['0']],
+      });
+      const onPglite = await failedInSavepoint(engines.pglite, how);
+      expect(onPglite.failed).toEqual(onServer.failed);
+      expect(kindOf(onPglite.back)).toBe('transaction-lost');
+      expect(onPglite.back).toMatch(/savepoint/);
+    },
+  );
 
   it('READ ONLY stays READ ONLY', async () => {
     const expected = [[], [['1']], '25006 cannot execute INSERT in a read-only transaction', []];

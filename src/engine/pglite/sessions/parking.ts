@@ -3,6 +3,7 @@ import { splitStatements } from '../../split-statements';
 import type { BackendReply } from '../backend';
 import {
   setState,
+  type Holding,
   type LayerContext,
   type SessionRecord,
   type StandIn,
@@ -40,6 +41,26 @@ export const takesSnapshot = (sql: string) =>
  * stand-ins let go meanwhile are rolled back (one a replay kept for its snapshot holds
  * ACCESS SHARE on the tables it read: resume.ts).
  */
+/**
+ * A failed transaction rolled back whole, when it may have failed inside a savepoint: a
+ * server aborts only the savepoint's part, and ROLLBACK TO SAVEPOINT brings the rest back,
+ * so the transaction is lost, not failed (its next statement is refused as
+ * `transaction-lost`, not answered as if the savepoint were gone). Null when its log shows
+ * no SAVEPOINT; a transaction whose log was not kept may have one.
+ */
+export function lostWhole(r: SessionRecord): Extract<Holding, { kind: 'lost' }> | null {
+  const savepoint = r.xactLog?.some(({ sql }) => /\bSAVEPOINT\b/i.test(sql)) ?? true;
+  return savepoint
+    ? {
+        kind: 'lost',
+        reason:
+          'it failed while a savepoint may have been open, where a server undoes only what ' +
+          'came after the savepoint, and the in-browser engine could set it aside only by ' +
+          'rolling back the whole transaction',
+      }
+    : null;
+}
+
 export async function setAside(ctx: LayerContext, r: SessionRecord): Promise<void> {
   await park(ctx, r);
   await rollBackSpentStandIns(ctx);
@@ -52,7 +73,7 @@ async function park(ctx: LayerContext, r: SessionRecord): Promise<void> {
   if (holding.kind !== 'resident') return;
   if (r.state === 'idle in transaction (aborted)') {
     await backend.exec('ROLLBACK');
-    r.holding = { kind: 'failed' };
+    r.holding = lostWhole(r) ?? { kind: 'failed' };
     return;
   }
   // Its start time goes with it, the first time (a transaction opened again keeps it).

@@ -13,6 +13,7 @@ import {
 import { leadingKeyword, splitStatements } from '../../split-statements';
 import { wake } from './in-flight';
 import {
+  lostWhole,
   releaseStandIn,
   rollBackSpentStandIns,
   rollbackPrepared,
@@ -246,7 +247,7 @@ export async function failWait(
   if (ctx.resident === r) await setAside(ctx, r);
   const holding = r.holding;
   if (holding.kind === 'parked') await rollbackPrepared(ctx, holding.gid);
-  if (holding.kind !== 'none') r.holding = { kind: 'failed' };
+  if (holding.kind !== 'none') r.holding = lostWhole(r) ?? { kind: 'failed' };
   setState(ctx, r, r.holding.kind === 'failed' ? 'idle in transaction (aborted)' : 'idle');
   waiter.answer(reply);
   // The locks it gave up: a parked transaction's, or a closed one's reads (`released`).
