@@ -111,12 +111,41 @@ async function listedAfter(engine: Engine) {
   return got;
 }
 
+/** A's replay writes row 1 again after B's row 2, and `sql` is what makes A go on. */
+async function firstAfterReplay(engine: Engine, sql: string) {
+  const a = await engine.openSession({ applicationName: 'a' });
+  const b = await engine.openSession({ applicationName: 'b' });
+  await a.query(
+    'DROP TABLE IF EXISTS trace_first; CREATE TABLE trace_first (id int PRIMARY KEY, s text); ' +
+      "INSERT INTO trace_first SELECT g, 'q' FROM generate_series(1, 3) g",
+  );
+  await a.query("BEGIN; UPDATE trace_first SET s = 'r' WHERE id = 1");
+  await b.query("UPDATE trace_first SET s = 'r' WHERE id = 2");
+  const got = await answer(a, sql);
+  await a.query('ROLLBACK');
+  await a.close();
+  await b.close();
+  return got;
+}
+
 describe('what a replay leaves behind', () => {
   const engines = bothEngines();
 
   it('counts no scans a server never made: refused once the layer read a parked table', async () => {
     expect(await scansBeside(engines.server.engine)).toEqual([[expect.stringMatching(/^\d+$/)]]);
     expect(kindOf(await scansBeside(engines.pglite))).toBe('replay-traces');
+  });
+
+  it.each([
+    ["SELECT id FROM trace_first WHERE s = 'r'", 'listed'],
+    ["UPDATE trace_first SET s = 't' WHERE s = 'r' RETURNING id", 'returned'],
+    ["SELECT id FROM trace_first WHERE s = 'r' ORDER BY id", 'ordered'],
+  ])('the statement that makes it go on is asked about too: %s', async (sql, shape) => {
+    const onServer = await firstAfterReplay(engines.server.engine, sql);
+    expect(onServer).toEqual([['1'], ['2']]);
+    const onPglite = await firstAfterReplay(engines.pglite, sql);
+    if (shape === 'ordered') expect(onPglite).toEqual(onServer);
+    else expect(kindOf(onPglite)).toBe('replay-traces');
   });
 
   it('lists rows a replay wrote after others’ only in an order asked for, with no ties', async () => {

@@ -534,6 +534,10 @@ export async function runQuery(
     const refused = await resume(ctx, s, sql);
     if (refused) return refused;
     parked = false;
+    // The replay may have just put its rows after others' (replay-traces.ts): the
+    // statement that made it go on is asked about as any later one is.
+    const traced = await replayTraceRefusal(ctx, s, sql);
+    if (traced) return traced;
     verdict = await check(ctx, s, sql, params, { quiet: woken });
   }
   // A statement whose rows cannot be checked in advance is sent under the watchdog's eye
