@@ -187,6 +187,11 @@ export const refusalKinds = [
   'backend-status',
   /** A session-level advisory lock the layer cannot follow (shared, or a computed key). */
   'advisory-untracked',
+  /**
+   * pg_advisory_unlock of a key another session holds (or unlock_all while one does): the
+   * backend holds it for every session, and would let it go.
+   */
+  'advisory-not-held',
   /** pg_try_advisory_lock on a key another session holds: the backend would say true. */
   'advisory-try',
   /** A statement would wait for an advisory lock part-way through, then have to go on. */

@@ -111,6 +111,25 @@ async function timeoutsOnWaits(engine: Engine) {
 }
 
 /**
+ * Session-level advisory locks: a key spelled otherwise (`09`) or behind a comment, and a
+ * key given back by a session that does not hold it.
+ */
+async function advisoryKeys(engine: Engine) {
+  const [a, b, c] = await sessions(engine, 3);
+  await a!.query('SELECT pg_advisory_lock(9)');
+  const pending = answer(b!, 'SELECT pg_advisory_lock(09)');
+  const spelled = await within(pending, 600);
+  await a!.query('SELECT 1 /* pg_advisory_unlock(9) */');
+  const notOwned = await answer(c!, 'SELECT pg_advisory_unlock(9)');
+  const stillWaiting = await within(pending, 300);
+  const owned = await answer(a!, 'SELECT pg_advisory_unlock(9)');
+  const granted = await within(pending, 3000);
+  await b!.query('SELECT pg_advisory_unlock_all()');
+  for (const s of [a!, b!, c!]) await s.close();
+  return { spelled, notOwned, stillWaiting, owned, granted };
+}
+
+/**
  * A transaction-level advisory lock that a parked transaction holds: taken alone, it
  * waits; inside a larger statement it is refused on PGlite (it would wait part-way).
  */
@@ -600,6 +619,18 @@ describe('locks on PGlite and on PostgreSQL 18', () => {
     };
     expect(await timeoutsOnWaits(engines.server.engine)).toEqual(expected);
     expect(await timeoutsOnWaits(engines.pglite)).toEqual(expected);
+  });
+
+  it('an advisory key is read as PostgreSQL reads it, and one another session holds is not given back for it', async () => {
+    const onServer = await advisoryKeys(engines.server.engine);
+    expect(onServer.spelled).toBe('waiting');
+    expect(onServer.notOwned).toEqual([['f']]);
+    expect(onServer.stillWaiting).toBe('waiting');
+    expect(onServer.owned).toEqual([['t']]);
+    expect(onServer.granted).toEqual([['']]);
+    const onPglite = await advisoryKeys(engines.pglite);
+    expect(kindOf(onPglite.notOwned)).toBe('advisory-not-held');
+    expect({ ...onPglite, notOwned: onServer.notOwned }).toEqual(onServer);
   });
 
   it('pg_advisory_xact_lock waits for a parked holder; pg_try_advisory_xact_lock says false', async () => {

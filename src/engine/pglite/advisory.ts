@@ -14,6 +14,15 @@ export interface AdvisoryCall {
 const call = /\bpg_(try_)?advisory_(unlock_all|unlock|lock)(_shared)?\s*\(([^()]*)\)/gi;
 const literalKey = /^\s*(-?\d+)\s*(?:,\s*(-?\d+)\s*)?$/;
 
+/** Comments and quoted strings, where a function's name is no call. */
+const notCode = /'(?:[^']|'')*'|--[^\n]*|\/\*[\s\S]*?\*\//g;
+
+/** The key `m` (a `literalKey` match) names, as PostgreSQL reads it: `09` is `9`, `-0` is `0`. */
+const keyOf = (m: RegExpExecArray) =>
+  m[2] === undefined
+    ? BigInt(m[1]!).toString()
+    : `${BigInt(m[1]!).toString()},${BigInt(m[2]).toString()}`;
+
 /**
  * The session-level advisory lock calls in `sql`, in order; null when one of them cannot
  * be followed (a shared lock, or a key that is not a literal number). Transaction-level
@@ -21,7 +30,7 @@ const literalKey = /^\s*(-?\d+)\s*(?:,\s*(-?\d+)\s*)?$/;
  */
 export function advisoryCalls(sql: string): AdvisoryCall[] | null {
   const calls: AdvisoryCall[] = [];
-  for (const [, tryPrefix, verb, shared, args] of sql.matchAll(call)) {
+  for (const [, tryPrefix, verb, shared, args] of sql.replace(notCode, ' ').matchAll(call)) {
     if (shared) return null;
     if (verb!.toLowerCase() === 'unlock_all') {
       calls.push({ fn: 'unlock_all', key: '' });
@@ -30,7 +39,7 @@ export function advisoryCalls(sql: string): AdvisoryCall[] | null {
     const key = literalKey.exec(args!);
     if (!key) return null;
     const fn = verb!.toLowerCase() === 'unlock' ? 'unlock' : tryPrefix ? 'try' : 'lock';
-    calls.push({ fn, key: key[2] === undefined ? key[1]! : `${key[1]},${key[2]}` });
+    calls.push({ fn, key: keyOf(key) });
   }
   return calls;
 }
@@ -55,13 +64,13 @@ export const xactAdvisoryCalls: (sql: string) => readonly XactAdvisoryCall[] | n
 
 function advisoryCallsOf(sql: string): XactAdvisoryCall[] | null {
   const calls: XactAdvisoryCall[] = [];
-  for (const [, tryPrefix, shared, args] of sql.matchAll(xactCall)) {
+  for (const [, tryPrefix, shared, args] of sql.replace(notCode, ' ').matchAll(xactCall)) {
     const key = literalKey.exec(args!);
     if (!key) return null;
     calls.push({
       fn: tryPrefix ? 'try' : 'lock',
       shared: Boolean(shared),
-      key: key[2] === undefined ? key[1]! : `${key[1]},${key[2]}`,
+      key: keyOf(key),
     });
   }
   return calls;

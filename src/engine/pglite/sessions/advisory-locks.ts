@@ -85,6 +85,24 @@ async function checkCalls(
   const { advisoryHeld } = ctx;
   const calls = sessionAdvisoryLock.test(executed) ? advisoryCalls(executed) : [];
   if (calls === null) return { verdict: 'refused', reply: notExpressible('advisory-untracked') };
+  // A key another session holds, given back: on a server this session holds none of it,
+  // and PostgreSQL answers false with a warning (unlock_all leaves it alone); the one
+  // backend holds it for every session, and would let it go.
+  for (const c of calls) {
+    const held =
+      c.fn === 'unlock'
+        ? [advisoryHeld.get(c.key)]
+        : c.fn === 'unlock_all'
+          ? [...advisoryHeld.values()]
+          : [];
+    const other = held.find((h) => h && h.holder !== s && ctx.sessions.has(h.holder.id));
+    if (other) {
+      return {
+        verdict: 'refused',
+        reply: notExpressible('advisory-not-held', whose(other.holder), c.key),
+      };
+    }
+  }
   const xactCalls = xactAdvisoryCalls(executed);
   if (xactCalls === null) {
     return { verdict: 'refused', reply: notExpressible('advisory-untracked') };

@@ -142,6 +142,14 @@ const refusalWords = {
     'session-level advisory locks belong to the backend, which every session here shares; ' +
     'the in-browser engine keeps them apart only for exclusive locks with literal ' +
     'number keys (transaction-level ones, pg_advisory_xact_lock, always work)',
+  'advisory-not-held': (holder: string, key: string) =>
+    (key === ''
+      ? `${holder} holds session-level advisory locks, which a server’s ` +
+        'pg_advisory_unlock_all() in this session would leave alone'
+      : `${holder} holds advisory lock ${key}; on a server this session holds none of it, so ` +
+        'pg_advisory_unlock answers false with a warning') +
+    '; here every session shares PGlite’s one backend, which holds them for all, and would ' +
+    'let them go',
   'advisory-try': (holder: string, key: string) =>
     `${holder} holds advisory lock ${key}, and PGlite’s one backend, which holds ` +
     'it, would answer true where a server answers false',
