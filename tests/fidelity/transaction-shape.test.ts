@@ -95,6 +95,22 @@ async function failedInSavepoint(engine: Engine, how: 'error' | 'timeout') {
   return { failed, back, rows };
 }
 
+/** How pg_stat_activity shows a transaction block that failed, in a savepoint or not. */
+async function failedBlockActivity(engine: Engine, inSavepoint: boolean) {
+  const a = await engine.openSession({ applicationName: 'failed_a' });
+  const c = await engine.openSession({ applicationName: 'looker' });
+  await a.query(inSavepoint ? 'BEGIN; SAVEPOINT s' : 'BEGIN');
+  await answer(a, 'SELECT 1/0');
+  const shown = await answer(
+    c,
+    "SELECT xact_start IS NULL, state FROM pg_stat_activity WHERE application_name = 'failed_a'",
+  );
+  await a.query('ROLLBACK').catch(() => {});
+  await a.close();
+  await c.close();
+  return shown;
+}
+
 /** A read-only transaction set aside and taken up again is still read-only. */
 async function readOnlyAcrossSessions(engine: Engine): Promise<unknown[]> {
   const [a, b] = [await engine.openSession(), await engine.openSession()];
@@ -203,6 +219,15 @@ describe('a transaction set aside on PGlite comes back as it was, as on PostgreS
       expect(onPglite.failed).toEqual(onServer.failed);
       expect(kindOf(onPglite.back)).toBe('transaction-lost');
       expect(onPglite.back).toMatch(/savepoint/);
+    },
+  );
+
+  it.each([false, true])(
+    'a block that failed shows no xact_start unless it failed in a savepoint (in a savepoint: %s)',
+    async (inSavepoint) => {
+      const expected = [[inSavepoint ? 'f' : 't', 'idle in transaction (aborted)']];
+      expect(await failedBlockActivity(engines.server.engine, inSavepoint)).toEqual(expected);
+      expect(await failedBlockActivity(engines.pglite, inSavepoint)).toEqual(expected);
     },
   );
 

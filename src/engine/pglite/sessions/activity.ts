@@ -3,6 +3,7 @@ import type { SessionInfo } from '../../session-info';
 import type { LayerContext, SessionRecord } from './context';
 import type { QueryReply } from './replies';
 import { terminate } from './ending';
+import { lostWhole } from './parking';
 import { cancelWait } from './waiting';
 
 /** Statements that read the `sim` schema's view of the sessions, or signal one. */
@@ -72,8 +73,12 @@ export function sessionsJson(ctx: LayerContext, current: SessionRecord): string 
       application_name: r.applicationName,
       backend_start: r.backendStart.toISOString(),
       // A statement outside a transaction block is its own transaction: it began with it.
+      // A block that failed outside any savepoint has no transaction any more, only the
+      // block (AbortTransaction reports none); one that failed in a savepoint keeps it.
       xact_start:
-        (r.xactStart ?? (r.state === 'active' ? r.queryStart : null))?.toISOString() ?? null,
+        r.state === 'idle in transaction (aborted)' && !lostWhole(r)
+          ? null
+          : ((r.xactStart ?? (r.state === 'active' ? r.queryStart : null))?.toISOString() ?? null),
       query_start: r.queryStart?.toISOString() ?? null,
       state_change: r.stateChange.toISOString(),
       // A server's idle backend waits for its client: Client/ClientRead.
