@@ -192,6 +192,11 @@ export const refusalKinds = [
    * backend holds it for every session, and would let it go.
    */
   'advisory-not-held',
+  /**
+   * setseed() while other sessions are open, or random() drawn from another session's
+   * seed: the one backend keeps one seed for every session.
+   */
+  'shared-random',
   /** pg_try_advisory_lock on a key another session holds: the backend would say true. */
   'advisory-try',
   /** A statement would wait for an advisory lock part-way through, then have to go on. */

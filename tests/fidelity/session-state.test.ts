@@ -2,7 +2,7 @@
 // and on PGlite's one backend the layer keeps it apart or says it cannot.
 import { describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/types';
-import { answer } from '../support/answer';
+import { answer, kindOf } from '../support/answer';
 import { bothEngines } from '../support/both-engines';
 
 async function preparedStatements(engine: Engine) {
@@ -33,6 +33,35 @@ async function holdCursor(engine: Engine) {
   return answers;
 }
 
+/**
+ * What a session makes of the backend's own while it is the only one: a temporary table,
+ * a cursor WITH HOLD, a LISTEN, random()'s seed. A session opened later has its own.
+ */
+async function madeWhileAlone(engine: Engine) {
+  const a = await engine.openSession();
+  await a.query(
+    'CREATE TEMP TABLE alone_tmp (id int); INSERT INTO alone_tmp VALUES (1); ' +
+      'DECLARE alone_cur CURSOR WITH HOLD FOR SELECT 7; LISTEN alone_channel; ' +
+      'SELECT setseed(0.25)',
+  );
+  const b = await engine.openSession();
+  const seen = {
+    table: await answer(b, 'SELECT * FROM alone_tmp'),
+    cursor: await answer(b, 'FETCH alone_cur'),
+    channels: await answer(b, 'SELECT pg_listening_channels()'),
+    drawn: await answer(b, 'SELECT random() >= 0'),
+    other: await answer(b, 'SELECT 1'),
+  };
+  const own = {
+    table: await answer(a, 'SELECT * FROM alone_tmp'),
+    cursor: await answer(a, 'FETCH alone_cur'),
+    drawn: await answer(a, 'SELECT round(random() * 1000000)'),
+  };
+  await a.close();
+  await b.close();
+  return { seen, own };
+}
+
 describe('session-level state on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
 
@@ -60,5 +89,33 @@ describe('session-level state on PGlite and on PostgreSQL 18', () => {
     expect(declared).toMatch(
       /^not expressible \(backend-wide-object\): cursors WITH HOLD and LISTEN belong to the backend/,
     );
+  });
+
+  it('a temporary table, a cursor WITH HOLD, LISTEN and a seed made while alone stay the maker’s', async () => {
+    const onServer = await madeWhileAlone(engines.server.engine);
+    expect(onServer).toEqual({
+      seen: {
+        table: '42P01 relation "alone_tmp" does not exist',
+        cursor: '34000 cursor "alone_cur" does not exist',
+        channels: [],
+        drawn: [['t']],
+        other: [['1']],
+      },
+      own: { table: [['1']], cursor: [['7']], drawn: [['197264']] },
+    });
+    const onPglite = await madeWhileAlone(engines.pglite);
+    expect({
+      table: kindOf(onPglite.seen.table),
+      cursor: kindOf(onPglite.seen.cursor),
+      channels: kindOf(onPglite.seen.channels),
+      drawn: kindOf(onPglite.seen.drawn),
+    }).toEqual({
+      table: 'temporary-object',
+      cursor: 'backend-wide-object',
+      channels: 'backend-wide-object',
+      drawn: 'shared-random',
+    });
+    expect(onPglite.seen.other).toEqual(onServer.seen.other);
+    expect(onPglite.own).toEqual(onServer.own);
   });
 });

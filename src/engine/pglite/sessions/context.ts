@@ -395,6 +395,12 @@ export interface LayerContext {
   readonly sleepers: Map<number, Sleeper>;
   /** Session-level advisory locks: which session holds each key, and how many times. */
   readonly advisoryHeld: Map<string, { holder: SessionRecord; count: number }>;
+  /**
+   * Sessions that made the backend's own objects while they were alone (temporary tables,
+   * cursors WITH HOLD, LISTEN) or seeded random(): what every later session would share
+   * (backend-objects.ts).
+   */
+  readonly backendState: { madeBy: Set<SessionRecord>; seededBy: SessionRecord | null };
   /** Connection slots, read from the engine when the first session asks for one. */
   slots: Slots | undefined;
   /** The database's oid, for advisory lock tags; read when first needed. */
@@ -451,6 +457,7 @@ export function makeContext(backend: Backend, options: LayerOptions = {}): Layer
     waiters: [],
     sleepers: new Map(),
     advisoryHeld: new Map(),
+    backendState: { madeBy: new Set(), seededBy: null },
     slots: undefined,
     databaseOid: undefined,
     timer: undefined,

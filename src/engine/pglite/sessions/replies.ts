@@ -80,6 +80,10 @@ const refusalWords = {
   'backend-wide-object': () =>
     'cursors WITH HOLD and LISTEN belong to the backend, and every session here shares ' +
     'PGlite’s one backend, so other sessions would share this one’s',
+  'shared-random': () =>
+    'setseed() seeds random() for the backend, and every session here shares PGlite’s one ' +
+    'backend, so one session’s seed would decide the numbers another draws, where on a ' +
+    'server each session has its own',
   'custom-setting': (name: string) =>
     `another session set ${name} in PGlite’s one backend, which every session here shares, ` +
     'so there it now answers an empty string; this session never set it, and on a server ' +

@@ -13,6 +13,7 @@ import { checkAdvisory, noteAdvisory } from './advisory-locks';
 import type { AdvisoryCall } from '../advisory';
 import { finishStatement, get, setState, whose, type LayerContext } from './context';
 import type { SessionRecord } from './context';
+import { backendStateMet, noteBackendState } from './backend-objects';
 import { breakDeadlock } from './deadlocks';
 import { guard } from './guards';
 import { inFlightMs, startSleep } from './in-flight';
@@ -456,6 +457,10 @@ export async function runQuery(
   if (facts.backendWide && ctx.sessions.size > 1) {
     return notExpressible('backend-wide-object');
   }
+  // What a session made of the backend's own while it was alone (backend-objects.ts).
+  const met = await backendStateMet(ctx, s, sql);
+  if (met) return notExpressible(met);
+  noteBackendState(ctx, s, sql, facts.temporaryObject || facts.backendWide);
   if (facts.sessionSequence && !(await ownSequenceValues(ctx, s, sql))) {
     return notExpressible('session-sequence');
   }
