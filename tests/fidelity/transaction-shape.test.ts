@@ -57,8 +57,10 @@ async function savepointAcrossSessions(engine: Engine): Promise<unknown[]> {
   const [a, b] = [await engine.openSession(), await engine.openSession()];
   const answers = [
     await answer(a, 'BEGIN; SAVEPOINT f; SET LOCAL statement_timeout = 1234'),
+    await answer(a, "SELECT set_config('work_mem', '1234kB', true)"),
     await answer(b, 'SELECT 1'),
     await answer(a, 'SHOW statement_timeout'),
+    await answer(a, 'SHOW work_mem'),
     await answer(a, 'ROLLBACK TO SAVEPOINT f'),
     await answer(a, 'SHOW statement_timeout'),
     await answer(a, 'SHOW transaction_isolation'),
@@ -197,8 +199,18 @@ describe('a transaction set aside on PGlite comes back as it was, as on PostgreS
     expect(onPglite[3]).toMatch(/^not expressible \(serializable-parked\): PostgreSQL failed this/);
   });
 
-  it('a savepoint and SET LOCAL survive another session running', async () => {
-    const expected = [[], [['1']], [['1234ms']], [], [['0']], [['read committed']], []];
+  it('a savepoint, SET LOCAL and set_config(…, true) survive another session running', async () => {
+    const expected = [
+      [],
+      [['1234kB']],
+      [['1']],
+      [['1234ms']],
+      [['1234kB']],
+      [],
+      [['0']],
+      [['read committed']],
+      [],
+    ];
     expect(await savepointAcrossSessions(engines.server.engine)).toEqual(expected);
     expect(await savepointAcrossSessions(engines.pglite)).toEqual(expected);
   });

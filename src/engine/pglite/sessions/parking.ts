@@ -24,6 +24,10 @@ const noSnapshot = /^\s*(begin|start|set|savepoint|release|show|reset)\b/i;
 const transactionLocal =
   /^\s*(?:savepoint|release|rollback\s+(?:work\s+|transaction\s+)?to|set(?!\s+transaction\b)|reset)\b/i;
 
+/** A SELECT of set_config() calls and nothing else: SET LOCAL as a function (no table read). */
+const setConfigOnly =
+  /^\s*SELECT\s+(?:(?:pg_catalog\.)?set_config\s*\((?:[^()';]|'(?:[^']|'')*')*\)(?:\s+AS\s+\w+)?\s*(?:,\s*|(?=;?\s*$)))+;?\s*$/i;
+
 /** A time setting as SHOW prints it (`0`, `300ms`, `2s`, `5min`, `1h`, `1d`), in ms. */
 export function durationMs(shown: string): number {
   const match = /^(-?\d+(?:\.\d+)?)\s*(us|ms|s|min|h|d)?$/.exec(shown.trim());
@@ -260,7 +264,9 @@ export async function settle(
   }
   // Statements past the one that failed never ran.
   splitStatements(sql).forEach(({ sql: statement }, i) => {
-    if (i < ran && transactionLocal.test(statement)) shape.replay.push(statement);
+    if (i < ran && (transactionLocal.test(statement) || setConfigOnly.test(statement))) {
+      shape.replay.push(statement);
+    }
   });
   if (s.holding.kind !== 'resident') {
     s.holding = { kind: 'resident', snapshotTaken: false, ...shape };
