@@ -197,6 +197,11 @@ export const refusalKinds = [
    * seed: the one backend keeps one seed for every session.
    */
   'shared-random',
+  /**
+   * A sleep (pg_sleep) longer than the session's statement_timeout: PGlite has no timer
+   * signal to cancel it, where a server fails it with 57014.
+   */
+  'statement-timeout',
   /** pg_try_advisory_lock on a key another session holds: the backend would say true. */
   'advisory-try',
   /** A statement would wait for an advisory lock part-way through, then have to go on. */

@@ -2,6 +2,7 @@
 // an idle writer with its FATAL (25P03, 25P04), its client reads that next, and VACUUM
 // then removes what it could not.
 import { describe, expect, it } from 'vitest';
+import { answer, kindOf } from '../support/answer';
 import { bothEngines, vacuumTuples } from '../support/both-engines';
 import { PgError, type Engine } from '../../src/engine/types';
 
@@ -47,6 +48,20 @@ async function chained(engine: Engine) {
   return { xidNone: xid.results[0]!.rows, ended };
 }
 
+/** A sleep shorter, then longer, than the session's statement_timeout, alone and beside another. */
+async function sleepsPastTimeout(engine: Engine) {
+  const s = await engine.openSession({ applicationName: 'sleeper' });
+  await s.query("SET statement_timeout = '400ms'");
+  const shorter = await answer(s, 'SELECT pg_sleep(0.05)');
+  const alone = await answer(s, 'SELECT pg_sleep(1)');
+  const other = await engine.openSession({ applicationName: 'other' });
+  const beside = await answer(s, 'SELECT pg_sleep(1)');
+  const after = await answer(s, 'SELECT 1');
+  await other.close();
+  await s.close();
+  return { shorter, alone, beside, after };
+}
+
 describe('session timeouts on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
 
@@ -75,5 +90,21 @@ describe('session timeouts on PGlite and on PostgreSQL 18', () => {
     };
     expect(await scenario(engines.server.engine, 'transaction_timeout')).toEqual(expected);
     expect(await scenario(engines.pglite, 'transaction_timeout')).toEqual(expected);
+  });
+
+  it('a sleep longer than statement_timeout fails with 57014 on a server, and is refused on PGlite, which cannot interrupt it', async () => {
+    const cancelled = '57014 canceling statement due to statement timeout';
+    const onServer = await sleepsPastTimeout(engines.server.engine);
+    expect(onServer).toEqual({
+      shorter: [['']],
+      alone: cancelled,
+      beside: cancelled,
+      after: [['1']],
+    });
+    const onPglite = await sleepsPastTimeout(engines.pglite);
+    expect(onPglite.shorter).toEqual(onServer.shorter);
+    expect(kindOf(onPglite.alone)).toBe('statement-timeout');
+    expect(kindOf(onPglite.beside)).toBe('statement-timeout');
+    expect(onPglite.after).toEqual(onServer.after);
   });
 });

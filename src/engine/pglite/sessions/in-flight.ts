@@ -6,13 +6,50 @@ import {
   type LayerContext,
   type SessionRecord,
 } from './context';
-import { enter, plainShape, rollbackPrepared, settle, takeStandIn } from './parking';
+import { durationMs, enter, plainShape, rollbackPrepared, settle, takeStandIn } from './parking';
 import { cancelled, toReply, type QueryReply } from './replies';
 import { loadSettings } from './session-settings';
 import { expire } from './timers';
 
 /** A statement that only sleeps, `SELECT pg_sleep(n)`: the one kept in flight. */
 const inFlightSleep = /^\s*SELECT\s+pg_sleep\s*\(\s*(\d+(?:\.\d+)?)\s*\)\s*;?\s*$/i;
+
+/** A call of pg_sleep, pg_sleep_for or pg_sleep_until. */
+const sleepCall = /\bpg_sleep(?:_for|_until)?\s*\(/i;
+
+/** pg_sleep with a literal number of seconds. */
+const literalSleep = /\bpg_sleep\s*\(\s*(\d+(?:\.\d+)?)\s*\)/gi;
+
+/**
+ * The statement_timeout `s`'s sleeping statement would outlast, as SHOW prints it, or null:
+ * a server cancels it when the time is up (57014), but PGlite runs in the page without
+ * the timer signal that would interrupt it, and a sleep kept in flight is not cut short
+ * either. A sleep whose length is not a literal, or a timeout set in the same string or
+ * by SET LOCAL in a parked transaction, counts as outlasting it.
+ */
+export async function sleepOutlasts(
+  ctx: LayerContext,
+  s: SessionRecord,
+  sql: string,
+): Promise<string | null> {
+  if (!sleepCall.test(sql)) return null;
+  // In a failed transaction the statement fails at once, before it sleeps.
+  if (s.holding.kind === 'failed' || (ctx.resident === s && s.status === 'E')) return null;
+  if (/\bstatement_timeout\b/i.test(sql)) return 'the one this string sets';
+  const parkedSets = s.holding.kind === 'parked' ? s.holding.shape.replay : [];
+  if (parkedSets.some((st) => /\bstatement_timeout\b/i.test(st))) {
+    return 'the one its transaction set';
+  }
+  await enter(ctx, s);
+  const [shown] = await ctx.backend.exec('SHOW statement_timeout');
+  const limit = shown!.rows[0]![0]!;
+  const limitMs = durationMs(limit);
+  if (limitMs <= 0) return null;
+  const literals = [...sql.matchAll(literalSleep)];
+  const calls = sql.match(new RegExp(sleepCall.source, 'gi'))?.length ?? 0;
+  const sleptMs = literals.reduce((ms, [, seconds]) => ms + Number(seconds) * 1000, 0);
+  return literals.length < calls || sleptMs >= limitMs ? limit : null;
+}
 
 /** How long `s`'s `sql` sleeps, in ms, when it is to be kept in flight; else null. */
 export function inFlightMs(ctx: LayerContext, s: SessionRecord, sql: string): number | null {

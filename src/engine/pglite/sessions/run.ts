@@ -16,7 +16,7 @@ import type { SessionRecord } from './context';
 import { backendStateMet, noteBackendState } from './backend-objects';
 import { breakDeadlock } from './deadlocks';
 import { guard } from './guards';
-import { inFlightMs, startSleep } from './in-flight';
+import { inFlightMs, sleepOutlasts, startSleep } from './in-flight';
 import { enter, finishParked, setAside, settle, takesSnapshot, transactionEnd } from './parking';
 import { recheckPlan, runGuarded, runUndoable, type RowWait } from './recheck';
 import { toSavepoint } from './claims';
@@ -500,6 +500,8 @@ export async function runQuery(
     const others = [...new Set([...(await preparedTransactions(ctx)), ...readers.map(whose)])];
     if (others.length > 0) return notExpressible('waits-for-older', others.join(', '));
   }
+  const outlasted = await sleepOutlasts(ctx, s, sql);
+  if (outlasted) return notExpressible('statement-timeout', outlasted);
   const sleepMs = inFlightMs(ctx, s, sql);
   if (sleepMs !== null) return startSleep(ctx, s, sql, sleepMs);
   // In a failed transaction every statement but its end fails at once: nothing waits.
