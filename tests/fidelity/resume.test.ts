@@ -338,6 +338,43 @@ async function tiedClaim(engine: Engine) {
   return { first, second, goesOn, committed, rows };
 }
 
+/** Where a volatile function hides from a transaction's text: what `hiddenVolatile` tries. */
+const hiders = {
+  view: 'CREATE VIEW hid_v AS SELECT (random() * 1000)::int AS r; INSERT INTO hid_t SELECT 1, r FROM hid_v',
+  clock:
+    'CREATE VIEW hid_v AS SELECT (extract(epoch FROM statement_timestamp()) * 0)::int AS r; ' +
+    'INSERT INTO hid_t SELECT 1, r FROM hid_v',
+  domain:
+    'CREATE DOMAIN hid_d AS int DEFAULT (random() * 1000)::int; ' +
+    'ALTER TABLE hid_t ADD COLUMN d hid_d; INSERT INTO hid_t (id) VALUES (1)',
+  stable:
+    "CREATE FUNCTION hid_f() RETURNS int STABLE LANGUAGE sql AS 'SELECT (random() * 1000)::int'; " +
+    'INSERT INTO hid_t VALUES (1, hid_f())',
+};
+
+/**
+ * A transaction wrote a value a volatile function gave, reached through a view, a domain's
+ * default, or a function of the reader's marked STABLE; then it is to go on.
+ */
+async function hiddenVolatile(engine: Engine, how: keyof typeof hiders) {
+  const [a, b] = await scene(engine, 'a', 'b');
+  await a!.query(
+    'DROP VIEW IF EXISTS hid_v; DROP TABLE IF EXISTS hid_t; DROP DOMAIN IF EXISTS hid_d; ' +
+      'DROP FUNCTION IF EXISTS hid_f(); CREATE TABLE hid_t (id int PRIMARY KEY, r int)',
+  );
+  const [setup, write] = hiders[how].split(/; (?=INSERT)/);
+  await a!.query(setup!);
+  await a!.query(`BEGIN; ${write}`);
+  await b!.query('SELECT 1');
+  const goesOn = await answer(a!, 'SELECT count(*) FROM hid_t');
+  await a!.query('ROLLBACK');
+  await a!.query(
+    'DROP VIEW IF EXISTS hid_v; DROP TABLE hid_t; DROP DOMAIN IF EXISTS hid_d; DROP FUNCTION IF EXISTS hid_f()',
+  );
+  await closeAll([a!, b!]);
+  return goesOn;
+}
+
 /**
  * A transaction's DELETE or UPDATE fills a column from a volatile default all the same:
  * a foreign key with ON DELETE SET DEFAULT (`fk`), or a rule that adds an INSERT (`rule`).
@@ -901,6 +938,15 @@ describe('a parked transaction that goes on, on PGlite and on PostgreSQL 18', ()
     expect(onServer.goesOn).toEqual([['1']]);
     expect(await tiedClaim(engines.pglite)).toEqual(onServer);
   });
+
+  it.each(Object.keys(hiders) as (keyof typeof hiders)[])(
+    'a value from a volatile function reached through a %s is refused going on, as its replay would write another',
+    async (how) => {
+      expect(await hiddenVolatile(engines.server.engine, how)).toEqual([['1']]);
+      const onPglite = await hiddenVolatile(engines.pglite, how);
+      expect(kindOf(onPglite)).toBe('parked-goes-on');
+    },
+  );
 
   it.each(['fk', 'rule'] as const)(
     'a write that fills a column from a volatile default behind its text (%s) is refused going on',

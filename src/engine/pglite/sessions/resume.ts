@@ -203,6 +203,44 @@ export function xidsHidden(ctx: LayerContext, sql: string): QueryReply | null {
   return notExpressible('xid-renumbered', whose(kept.s), kept.was, kept.now, 'rows');
 }
 
+/**
+ * The volatile functions `text` reaches without naming them, or null: through a view it
+ * names (and the views those read: PostgreSQL records no dependency on a built-in
+ * function, so the views' definitions are read), or as a function of the reader's own that
+ * is not IMMUTABLE (one marked STABLE may call random() all the same). Defaults are asked
+ * about apart (`cannotReplay`).
+ */
+async function volatileBehind(ctx: LayerContext, text: string): Promise<string | null> {
+  const words = [...new Set(text.toLowerCase().match(/[a-z_][a-z0-9_$]*/g) ?? [])];
+  const [views] = await ctx.backend.exec(
+    `WITH RECURSIVE views(oid) AS (
+       SELECT c.oid FROM pg_catalog.pg_class c
+        WHERE c.relkind IN ('v', 'm')
+          AND c.relname IN (SELECT pg_catalog.jsonb_array_elements_text($1::pg_catalog.jsonb))
+       UNION
+       SELECT d.refobjid FROM views v
+         JOIN pg_catalog.pg_rewrite r ON r.ev_class = v.oid
+         JOIN pg_catalog.pg_depend d ON d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass
+          AND d.objid = r.oid AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
+         JOIN pg_catalog.pg_class c ON c.oid = d.refobjid AND c.relkind IN ('v', 'm'))
+     SELECT pg_catalog.pg_get_viewdef(oid) FROM views`,
+    [JSON.stringify(words)],
+  );
+  const called = calledNames(text);
+  const viewCalls = views!.rows.flatMap(([definition]) => calledNames(definition ?? ''));
+  if (called.length === 0 && viewCalls.length === 0) return null;
+  const [found] = await ctx.backend.exec(
+    `SELECT pg_catalog.string_agg(DISTINCT p.proname::pg_catalog.text, ', ') FROM pg_catalog.pg_proc p
+      WHERE (p.proname = ANY ($1::pg_catalog.text[])
+             AND (p.provolatile = 'v' OR p.proname = 'statement_timestamp')
+             AND p.proname <> ALL ($3::pg_catalog.text[]))
+         OR (p.proname = ANY ($1::pg_catalog.text[] || $2::pg_catalog.text[])
+             AND p.provolatile = 's' AND p.pronamespace <> 'pg_catalog'::pg_catalog.regnamespace)`,
+    [`{${viewCalls.join(',')}}`, `{${called.join(',')}}`, `{${replayableVolatile.join(',')}}`],
+  );
+  return found!.rows[0]?.[0] ?? null;
+}
+
 /** How a parked transaction is replayed: with its first snapshot imported, and where. */
 interface Replay {
   importAt: ImportPoint | null;
@@ -285,9 +323,15 @@ async function cannotReplay(
            AND (p.provolatile = 'v' OR p.proname IN ('statement_timestamp'))),
        EXISTS (SELECT 1 FROM pg_catalog.pg_trigger t JOIN written w ON t.tgrelid = w.oid
                 WHERE NOT t.tgisinternal),
-       EXISTS (SELECT 1 FROM pg_catalog.pg_attrdef d JOIN written w ON d.adrelid = w.oid
-                WHERE (d.adbin::pg_catalog.text ~ '\\{NEXTVALUEEXPR'
-                   OR EXISTS (SELECT 1 FROM pg_catalog.regexp_matches(d.adbin::pg_catalog.text, ':(?:funcid|opfuncid) (\\d+)', 'g') m
+       EXISTS (SELECT 1 FROM (
+                 SELECT d.adbin::pg_catalog.text FROM pg_catalog.pg_attrdef d JOIN written w ON d.adrelid = w.oid
+                 UNION ALL
+                 SELECT t.typdefaultbin::pg_catalog.text FROM pg_catalog.pg_attribute a
+                   JOIN written w ON a.attrelid = w.oid
+                   JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
+                  WHERE t.typtype = 'd' AND t.typdefaultbin IS NOT NULL AND NOT a.attisdropped) d(bin)
+                WHERE (d.bin ~ '\\{NEXTVALUEEXPR'
+                   OR EXISTS (SELECT 1 FROM pg_catalog.regexp_matches(d.bin, ':(?:funcid|opfuncid) (\\d+)', 'g') m
                                 JOIN pg_catalog.pg_proc p ON p.oid = m[1]::pg_catalog.oid
                                WHERE p.provolatile = 'v' OR p.proname = 'statement_timestamp'
                                   OR (p.provolatile = 's' AND p.pronamespace <> 'pg_catalog'::pg_catalog.regnamespace)))
@@ -342,6 +386,8 @@ async function cannotReplay(
   if (sequence === 't') return 'it used a sequence, whose values a rollback does not give back';
   if (catalog === 't') return 'it changed the catalog, and a replay would make new objects';
   if (volatile) return `it called ${volatile}, which a replay may answer differently unseen`;
+  const hidden = await volatileBehind(ctx, text);
+  if (hidden) return `it called ${hidden}, which a replay may answer differently unseen`;
   if (trigger === 't') return 'a trigger runs on a table it changed';
   if (defaults === 't') return 'a table it changed has a default that is not a constant';
   const replayAs = new Map<LoggedStatement, string>();
