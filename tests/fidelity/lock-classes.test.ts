@@ -34,6 +34,26 @@ async function lockNowait(engine: Engine, other: 'writer' | 'reader') {
   return locked;
 }
 
+/**
+ * FOR KEY SHARE held on a row; another session updates a column that is in a unique index
+ * only beside an expression, or only as an INCLUDE column: no key a foreign key could
+ * refer to, so the update takes FOR NO KEY UPDATE, which does not wait.
+ */
+async function notKeyColumns(engine: Engine) {
+  const [holder, writer] = await sessions(engine, 2);
+  await holder!.query(
+    'DROP TABLE IF EXISTS nk; CREATE TABLE nk (id int PRIMARY KEY, a int, b text, c int); ' +
+      'CREATE UNIQUE INDEX nk_ab ON nk (a, lower(b)); CREATE UNIQUE INDEX nk_c ON nk (id) INCLUDE (c); ' +
+      "INSERT INTO nk VALUES (1, 1, 'x', 1)",
+  );
+  await holder!.query('BEGIN; SELECT id FROM nk WHERE id = 1 FOR KEY SHARE');
+  const expression = await within(answer(writer!, 'UPDATE nk SET a = 10 WHERE id = 1'), 1500);
+  const included = await within(answer(writer!, 'UPDATE nk SET c = 10 WHERE id = 1'), 1500);
+  await holder!.query('COMMIT');
+  for (const s of [holder!, writer!]) await s.close();
+  return { expression, included };
+}
+
 /** A reader idle in its transaction holds ACCESS SHARE on what it read: LOCK TABLE waits. */
 async function lockAfterRead(engine: Engine) {
   const [setup, reader, locker] = await sessions(engine, 3);
@@ -804,4 +824,10 @@ describe('locks on PGlite and on PostgreSQL 18', () => {
       else expect(kindOf(onPglite)).toBe('lock-nowait');
     },
   );
+
+  it('an UPDATE of a column in a unique index beside an expression, or INCLUDEd, passes FOR KEY SHARE', async () => {
+    const onServer = await notKeyColumns(engines.server.engine);
+    expect(onServer).toEqual({ expression: [], included: [] });
+    expect(await notKeyColumns(engines.pglite)).toEqual(onServer);
+  });
 });

@@ -104,12 +104,12 @@ function parkedXids(ctx: LayerContext, s: SessionRecord): Map<string, SessionRec
   );
 }
 
-/** The primary key columns of `table`, in order; null when it has none. */
+/** The primary key columns of `table`, in order (not its INCLUDE columns); null when it has none. */
 async function primaryKey(ctx: LayerContext, table: string): Promise<string[] | null> {
   const [key] = await ctx.backend.exec(
     `SELECT pg_catalog.array_to_json(pg_catalog.array_agg(a.attname ORDER BY k.n))::pg_catalog.text
        FROM pg_catalog.pg_index i
-       CROSS JOIN LATERAL pg_catalog.unnest(i.indkey) WITH ORDINALITY AS k(attnum, n)
+       CROSS JOIN LATERAL pg_catalog.unnest(i.indkey[0:i.indnkeyatts - 1]) WITH ORDINALITY AS k(attnum, n)
        JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
       WHERE i.indrelid = $1::pg_catalog.regclass AND i.indisprimary`,
     [table],
@@ -224,7 +224,9 @@ export async function mergeMatchedRows(
  * key only in rows where the new value is not the old one (heap_update compares them:
  * `SET id = id` changes no key), so its rows are probed in the two modes apart, by the
  * key values their SET expressions give; 'unknown' when those cannot be read and the
- * two modes would answer differently.
+ * two modes would answer differently. Key columns are those a foreign key could refer to
+ * (RelationGetIndexAttrBitmap, INDEX_ATTR_BITMAP_KEY): of a unique index without an
+ * expression or a predicate, and not its INCLUDE columns.
  */
 async function rowsFree(
   ctx: LayerContext,
@@ -240,9 +242,9 @@ async function rowsFree(
               a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod))::pg_catalog.text, '{}')
        FROM (SELECT DISTINCT a.attname, a.atttypid, a.atttypmod
                FROM pg_catalog.pg_index i JOIN pg_catalog.pg_attribute a
-                 ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+                 ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey[0:i.indnkeyatts - 1])
               WHERE i.indrelid = $1::pg_catalog.regclass AND i.indisunique
-                AND i.indpred IS NULL) a`,
+                AND i.indpred IS NULL AND i.indexprs IS NULL) a`,
     [rows.table],
   );
   const keyTypes = JSON.parse(keys!.rows[0]![0]!) as Record<string, string>;
