@@ -202,6 +202,12 @@ export const refusalKinds = [
    * signal to cancel it, where a server fails it with 57014.
    */
   'statement-timeout',
+  /**
+   * Another session's transaction could not be set aside for this statement (PREPARE
+   * TRANSACTION failed a deferred constraint's check) and was rolled back, where on a
+   * server it would still be open with its locks and writes.
+   */
+  'set-aside-failed',
   /** pg_try_advisory_lock on a key another session holds: the backend would say true. */
   'advisory-try',
   /** A statement would wait for an advisory lock part-way through, then have to go on. */

@@ -113,6 +113,34 @@ async function failedBlockActivity(engine: Engine, inSavepoint: boolean) {
   return shown;
 }
 
+/**
+ * A transaction whose deferred foreign key check would fail at COMMIT holds a row; another
+ * session updates that row. On a server the update waits; here the transaction cannot be
+ * set aside (PREPARE TRANSACTION runs the check), and the update must not go ahead.
+ */
+async function deferredCheckFails(engine: Engine) {
+  const [a, b] = [await engine.openSession(), await engine.openSession()];
+  await a.query(
+    'DROP TABLE IF EXISTS dc_child, dc_parent; CREATE TABLE dc_parent (id int PRIMARY KEY, v int); ' +
+      'INSERT INTO dc_parent VALUES (1, 0); CREATE TABLE dc_child (id int PRIMARY KEY, ' +
+      'pid int REFERENCES dc_parent DEFERRABLE INITIALLY DEFERRED)',
+  );
+  await a.query(
+    'BEGIN; UPDATE dc_parent SET v = 1 WHERE id = 1; INSERT INTO dc_child VALUES (1, 10)',
+  );
+  const update = answer(b, 'UPDATE dc_parent SET v = 2 WHERE id = 1');
+  const first = await Promise.race([
+    update,
+    new Promise((r) => setTimeout(() => r('waiting'), 800)),
+  ]);
+  const committed = await answer(a, 'COMMIT');
+  const after = await update;
+  const rows = await answer(b, 'SELECT v FROM dc_parent');
+  await a.close();
+  await b.close();
+  return { first, committed, after, rows };
+}
+
 /** A read-only transaction set aside and taken up again is still read-only. */
 async function readOnlyAcrossSessions(engine: Engine): Promise<unknown[]> {
   const [a, b] = [await engine.openSession(), await engine.openSession()];
@@ -242,6 +270,19 @@ describe('a transaction set aside on PGlite comes back as it was, as on PostgreS
       expect(await failedBlockActivity(engines.pglite, inSavepoint)).toEqual(expected);
     },
   );
+
+  it('a transaction whose deferred check fails when set aside is not passed by another session’s update', async () => {
+    const onServer = await deferredCheckFails(engines.server.engine);
+    expect(onServer).toEqual({
+      first: 'waiting',
+      committed: expect.stringMatching(/^23503 insert or update on table "dc_child"/),
+      after: [],
+      rows: [['2']],
+    });
+    const onPglite = await deferredCheckFails(engines.pglite);
+    expect(kindOf(onPglite.first)).toBe('set-aside-failed');
+    expect(kindOf(onPglite.committed)).toBe('transaction-lost');
+  });
 
   it('READ ONLY stays READ ONLY', async () => {
     const expected = [[], [['1']], '25006 cannot execute INSERT in a read-only transaction', []];

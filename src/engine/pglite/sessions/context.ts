@@ -401,6 +401,12 @@ export interface LayerContext {
    * (backend-objects.ts).
    */
   readonly backendState: { madeBy: Set<SessionRecord>; seededBy: SessionRecord | null };
+  /**
+   * A session whose transaction PREPARE TRANSACTION failed to set aside (a deferred
+   * constraint's check failed), since the statement now being run began: PostgreSQL
+   * rolled it back, where on a server it would still be open (run.ts refuses that statement).
+   */
+  lostOnPark: SessionRecord | null;
   /** Connection slots, read from the engine when the first session asks for one. */
   slots: Slots | undefined;
   /** The database's oid, for advisory lock tags; read when first needed. */
@@ -458,6 +464,7 @@ export function makeContext(backend: Backend, options: LayerOptions = {}): Layer
     sleepers: new Map(),
     advisoryHeld: new Map(),
     backendState: { madeBy: new Set(), seededBy: null },
+    lostOnPark: null,
     slots: undefined,
     databaseOid: undefined,
     timer: undefined,

@@ -132,6 +132,7 @@ async function park(ctx: LayerContext, r: SessionRecord): Promise<void> {
   const xidsBefore = subtransactions ? String(await nextXid(ctx)) : undefined;
   const gid = `seat-ledger:${r.id}:${++ctx.parkSeq}`;
   const reply = await backend.run(`PREPARE TRANSACTION '${gid}'`);
+  if (reply.error) ctx.lostOnPark = r;
   r.holding = reply.error
     ? {
         kind: 'lost',

@@ -404,6 +404,7 @@ export async function runQuery(
 ): Promise<Outcome> {
   const probe = answerTesterProbe(ctx, s, sql, params);
   if (probe) return probe;
+  ctx.lostOnPark = null;
   const refused = await guard(ctx, s, sql);
   if (refused) return refused;
   const hidden = xidsHidden(ctx, sql) ?? uncountedRefusal(ctx, sql);
@@ -592,6 +593,11 @@ export async function runQuery(
     return notExpressible('lock-queue', whose(waiter.s), waiter.table.relname, waiter.table.mode);
   }
   if (parked) return notExpressible('parked-goes-on');
+  // Another transaction could not be set aside for this statement and was rolled back: on
+  // a server it would still be open, with its locks and writes, until its COMMIT failed.
+  if (verdict.verdict !== 'done') await enter(ctx, s);
+  const lost = ctx.lostOnPark;
+  if (lost && lost !== s) return notExpressible('set-aside-failed', whose(lost));
   let reply: BackendReply;
   if (verdict.verdict === 'done') {
     reply = verdict.reply;
