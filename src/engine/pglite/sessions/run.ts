@@ -36,7 +36,7 @@ import {
   ownSequenceValues,
   sessionSequence,
 } from './session-settings';
-import { lockModes, statementNeeds } from '../waits';
+import { calledNames, lockModes, statementNeeds } from '../waits';
 import { check, likelyHolder, mergeMatchedRows, parkedLocksOn, type Verdict } from './wait-checks';
 import { retryWaitersOn, setOrReset, waitFor, wakeWaiters } from './waiting';
 import { asksAge, spentSetting, uncountedRefusal, withholdCounts } from './spent-xids';
@@ -348,6 +348,13 @@ async function deniedBeforeLock(
   }
 }
 
+/** A SELECT or VALUES of constants: it reads no table and calls no function. */
+const readsNothing = (sql: string) =>
+  textFacts(sql).statements.every(
+    (st) =>
+      /^\s*(?:SELECT|VALUES)\b/i.test(st) && !/\bFROM\b/i.test(st) && calledNames(st).length === 0,
+  );
+
 /** A lone LOCK TABLE … NOWAIT, which fails where it would wait. */
 const locksNowait = (sql: string) => {
   const statements = textFacts(sql).statements;
@@ -597,7 +604,9 @@ export async function runQuery(
   // a server it would still be open, with its locks and writes, until its COMMIT failed.
   if (verdict.verdict !== 'done') await enter(ctx, s);
   const lost = ctx.lostOnPark;
-  if (lost && lost !== s) return notExpressible('set-aside-failed', whose(lost));
+  if (lost && lost !== s && !readsNothing(sql)) {
+    return notExpressible('set-aside-failed', whose(lost));
+  }
   let reply: BackendReply;
   if (verdict.verdict === 'done') {
     reply = verdict.reply;
