@@ -140,14 +140,24 @@ function namesTables(sql: string): boolean {
  * order, a CREATE TABLE AS, an INSERT of a SELECT.
  */
 async function inScanOrder(ctx: LayerContext, s: SessionRecord, sql: string): Promise<boolean> {
-  const { reordered } = ctx.replayTraces;
+  const { reordered, written } = ctx.replayTraces;
   if (reordered.size === 0) return false;
-  // Rows an open transaction wrote only it sees: they show out of order once it commits.
+  // Tables dropped since are forgotten: a long run makes and drops tables over and over,
+  // and each would be asked about on every statement after.
+  const live = new Set((await writtenOidNames(ctx, reordered.keys())).map(([oid]) => oid));
+  for (const oid of [...reordered.keys()]) {
+    if (live.has(oid)) continue;
+    reordered.delete(oid);
+    written.delete(oid);
+  }
+  // Rows an open transaction wrote only it sees: they show out of order once it commits,
+  // and from then on to everyone.
+  const pending = [...reordered.values()].filter((r) => !r.always).flatMap((r) => r.xids);
+  const committed = await committedOf(ctx, pending);
   const seen: string[] = [];
-  for (const [oid, { always, xids }] of reordered) {
-    if (always || (s.xid !== null && xids.includes(s.xid)) || (await anyCommitted(ctx, xids))) {
-      seen.push(oid);
-    }
+  for (const [oid, entry] of reordered) {
+    if (!entry.always && entry.xids.some((x) => committed.has(x))) entry.always = true;
+    if (entry.always || (s.xid !== null && entry.xids.includes(s.xid))) seen.push(oid);
   }
   if (seen.length === 0) return false;
   const names = await readersOf(ctx, seen);
@@ -317,15 +327,15 @@ async function oneRowAtMost(ctx: LayerContext, statement: string): Promise<boole
   return uniqueColumn(ctx, m[1]!, columns);
 }
 
-/** Whether any of the transactions `xids` has committed. */
-async function anyCommitted(ctx: LayerContext, xids: string[]): Promise<boolean> {
-  if (xids.length === 0) return false;
+/** Which of the transactions `xids` have committed. */
+async function committedOf(ctx: LayerContext, xids: string[]): Promise<Set<string>> {
+  if (xids.length === 0) return new Set();
   const [read] = await ctx.backend.exec(
-    `SELECT coalesce(pg_catalog.bool_or(pg_catalog.pg_xact_status(x::pg_catalog.xid8) = 'committed'), false)
-       FROM pg_catalog.unnest(pg_catalog.string_to_array($1, ',')) x`,
-    [xids.join(',')],
+    `SELECT x FROM pg_catalog.unnest(pg_catalog.string_to_array($1, ',')) x
+      WHERE pg_catalog.pg_xact_status(x::pg_catalog.xid8) = 'committed'`,
+    [[...new Set(xids)].join(',')],
   );
-  return read!.rows[0]![0] === 't';
+  return new Set(read!.rows.map(([x]) => x!));
 }
 
 /** The names of the tables rolled-back originals wrote that exist still. */
