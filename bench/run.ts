@@ -14,6 +14,7 @@ import { benchCounterFrame } from './counter-frame.ts';
 import { benchCounterSim } from './counter-sim.ts';
 import { bytesOf, fetchedBeforeFirstPaint } from './first-paint.ts';
 import { benchScenarioSteps } from './scenario-steps.ts';
+import { benchLongRun } from './long-run.ts';
 import { benchSessionLayer } from './session-layer.ts';
 
 const runs = Number(process.env.BENCH_RUNS ?? 5);
@@ -26,6 +27,7 @@ const bin = (name: string) => join('node_modules', '.bin', name);
 const only = process.env.BENCH_ONLY?.split(',').map((p) => p.trim());
 const parts = [
   'session-layer',
+  'long-run',
   'counter-sim',
   'engine-start',
   'repeat-visit',
@@ -219,6 +221,7 @@ async function main(): Promise<void> {
   build(bin('node'), ['scripts/build-datadir.ts']);
   build(bin('astro'), ['build']);
   if (part('session-layer')) await benchSessionLayer();
+  if (part('long-run')) await benchLongRun();
   if (part('counter-sim')) await benchCounterSim();
   build(bin('vite'), ['build', '--config', 'bench/plain/vite.config.ts']);
   const site = await serveStatic(join(process.cwd(), 'dist'));
