@@ -204,8 +204,8 @@ export const refusalKinds = [
   'statement-timeout',
   /**
    * Another session's transaction could not be set aside for this statement (PREPARE
-   * TRANSACTION failed a deferred constraint's check) and was rolled back, where on a
-   * server it would still be open with its locks and writes.
+   * TRANSACTION failed a deferred constraint's check, or it had failed inside a savepoint)
+   * and was rolled back, where on a server it would still be open with its locks and writes.
    */
   'set-aside-failed',
   /** pg_try_advisory_lock on a key another session holds: the backend would say true. */

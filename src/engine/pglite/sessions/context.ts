@@ -402,11 +402,12 @@ export interface LayerContext {
    */
   readonly backendState: { madeBy: Set<SessionRecord>; seededBy: SessionRecord | null };
   /**
-   * A session whose transaction PREPARE TRANSACTION failed to set aside (a deferred
-   * constraint's check failed), since the statement now being run began: PostgreSQL
-   * rolled it back, where on a server it would still be open (run.ts refuses that statement).
+   * A session whose transaction could not be set aside since the statement now being run
+   * began, and why: PREPARE TRANSACTION failed (a deferred constraint's check), or it had
+   * failed inside a savepoint and was rolled back whole. On a server it would still be
+   * open, holding its locks (run.ts refuses that statement).
    */
-  lostOnPark: SessionRecord | null;
+  lostOnPark: { r: SessionRecord; why: string } | null;
   /** Connection slots, read from the engine when the first session asks for one. */
   slots: Slots | undefined;
   /** The database's oid, for advisory lock tags; read when first needed. */

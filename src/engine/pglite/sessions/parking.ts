@@ -77,7 +77,9 @@ async function park(ctx: LayerContext, r: SessionRecord): Promise<void> {
   if (holding.kind !== 'resident') return;
   if (r.state === 'idle in transaction (aborted)') {
     await backend.exec('ROLLBACK');
-    r.holding = lostWhole(r) ?? { kind: 'failed' };
+    const lost = lostWhole(r);
+    r.holding = lost ?? { kind: 'failed' };
+    if (lost) ctx.lostOnPark = { r, why: 'it had failed inside a savepoint' };
     return;
   }
   // Its start time goes with it, the first time (a transaction opened again keeps it).
@@ -132,7 +134,8 @@ async function park(ctx: LayerContext, r: SessionRecord): Promise<void> {
   const xidsBefore = subtransactions ? String(await nextXid(ctx)) : undefined;
   const gid = `seat-ledger:${r.id}:${++ctx.parkSeq}`;
   const reply = await backend.run(`PREPARE TRANSACTION '${gid}'`);
-  if (reply.error) ctx.lostOnPark = r;
+  if (reply.error)
+    ctx.lostOnPark = { r, why: `PREPARE TRANSACTION failed: ${reply.error.message}` };
   r.holding = reply.error
     ? {
         kind: 'lost',

@@ -80,11 +80,10 @@ const refusalWords = {
   'backend-wide-object': () =>
     'cursors WITH HOLD and LISTEN belong to the backend, and every session here shares ' +
     'PGlite’s one backend, so other sessions would share this one’s',
-  'set-aside-failed': (whom: string) =>
-    `${whom}’s transaction could not be set aside for this statement: PREPARE TRANSACTION ` +
-    'ran its deferred constraint checks, one failed, and PostgreSQL rolled it back; on a ' +
-    'server it would still be open, holding its locks and writes until its COMMIT failed, ' +
-    'so this statement would not meet what it meets there',
+  'set-aside-failed': (whom: string, why: string) =>
+    `${whom}’s transaction could not be set aside for this statement (${why}), and was ` +
+    'rolled back; on a server it would still be open, holding its locks and writes, so ' +
+    'this statement would not meet what it meets there',
   'statement-timeout': (limit: string) =>
     `this statement sleeps at least as long as statement_timeout (${limit}) allows: a ` +
     'server cancels it when the time is up (57014), but PGlite runs in the page without ' +

@@ -603,9 +603,10 @@ export async function runQuery(
   // Another transaction could not be set aside for this statement and was rolled back: on
   // a server it would still be open, with its locks and writes, until its COMMIT failed.
   if (verdict.verdict !== 'done') await enter(ctx, s);
-  const lost = ctx.lostOnPark;
-  if (lost && lost !== s && !readsNothing(sql)) {
-    return notExpressible('set-aside-failed', whose(lost));
+  // (Set while this statement's checks set the resident aside: TypeScript cannot see that.)
+  const lost = ctx.lostOnPark as LayerContext['lostOnPark'];
+  if (lost && lost.r !== s && !readsNothing(sql)) {
+    return notExpressible('set-aside-failed', whose(lost.r), lost.why);
   }
   let reply: BackendReply;
   if (verdict.verdict === 'done') {
