@@ -5,6 +5,7 @@
 // here, and a later session's statement that would meet them is refused.
 import { mentions } from '../waits';
 import type { LayerContext, SessionRecord } from './context';
+import { outOfAborted } from './parking';
 
 /** A call of setseed(), which seeds random() for the whole backend. */
 const seeds = /\bsetseed\s*\(/i;
@@ -47,9 +48,7 @@ export async function backendStateMet(
   if (state.seededBy && state.seededBy !== s && draws.test(sql)) return 'shared-random';
   for (const r of state.madeBy) if (!ctx.sessions.has(r.id)) state.madeBy.delete(r);
   if (![...state.madeBy].some((r) => r !== s)) return null;
-  // The layer's own questions cannot run in an aborted transaction: the session's own
-  // fails every statement but its end anyway; another's is the check's to refuse around.
-  if (ctx.resident?.status === 'E') return ctx.resident === s ? null : 'backend-wide-object';
+  if (!(await outOfAborted(ctx, s))) return null;
   const [found] = await ctx.backend.exec(
     `SELECT 'table', c.relname::pg_catalog.text FROM pg_catalog.pg_class c
       WHERE c.relnamespace = pg_catalog.pg_my_temp_schema()

@@ -242,13 +242,26 @@ async function claimByKeys(
 const lastStatement = (entry: LoggedStatement) => splitStatements(entry.sql).at(-1)!.sql;
 
 /**
+ * `probe` without its one LIMIT (a number, `literal`, or a parameter's number, `param`) and
+ * a closing semicolon; null when it has more than one, or OFFSET or FETCH.
+ */
+function withoutLimit(
+  probe: string,
+): { unlimited: string; literal?: string; param?: string } | null {
+  const limits = [...probe.matchAll(/\s+LIMIT\s+(?:(\d+)|\$(\d+))\b/gi)];
+  if (limits.length > 1 || /\b(?:OFFSET|FETCH)\b/i.test(probe)) return null;
+  const [clause, literal, param] = limits[0] ?? [];
+  const unlimited = (clause ? probe.replace(clause, '') : probe).replace(/[\s;]*$/, '');
+  return { unlimited, ...(literal ? { literal } : {}), ...(param ? { param } : {}) };
+}
+
+/**
  * `probe` (a claim's query without its locking clause) asked for the rows whose `key` is
  * one of `keys` only, in that order, without its LIMIT; null for a shape not handled here.
  */
 function keyed(probe: string, key: string, keys: string[]): string | null {
-  const limits = [...probe.matchAll(/\s+LIMIT\s+(?:\d+|\$\d+)\b/gi)];
-  if (limits.length > 1 || /\b(?:OFFSET|FETCH)\b/i.test(probe)) return null;
-  const text = (limits[0] ? probe.replace(limits[0][0], '') : probe).replace(/[\s;]*$/, '');
+  const text = withoutLimit(probe)?.unlimited;
+  if (text === undefined) return null;
   const clauses = topLevel(text);
   const end = clauses.orderBy ?? text.length;
   const where = clauses.where;
@@ -287,16 +300,12 @@ async function walkPast(
   hash: (reply: BackendReply) => string | null,
   tiebreak: 'ASC' | 'DESC',
 ): Promise<string | null> {
-  const limits = [...picked.probe.matchAll(/\s+LIMIT\s+(?:(\d+)|\$(\d+))\b/gi)];
-  if (limits.length > 1 || /\b(?:OFFSET|FETCH)\b/i.test(picked.probe)) return null;
-  const [clause, literal, param] = limits[0] ?? [];
+  const cut = withoutLimit(picked.probe);
+  if (!cut) return null;
+  const { unlimited, literal, param } = cut;
   const limit = literal ?? (param ? String(entry.params?.[Number(param) - 1]) : 'ALL');
   const n = limit === 'ALL' ? Infinity : Number(limit);
   if (!Number.isSafeInteger(n) && n !== Infinity) return null;
-  const unlimited = (clause ? picked.probe.replace(clause, '') : picked.probe).replace(
-    /[\s;]*$/,
-    '',
-  );
   // tableoid with ctid: a partitioned table's partitions each number their own rows.
   const broken = `tableoid ${tiebreak}, ctid ${tiebreak}`;
   const ordered =

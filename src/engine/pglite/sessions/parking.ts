@@ -65,6 +65,19 @@ export function lostWhole(r: SessionRecord): Extract<Holding, { kind: 'lost' }> 
     : null;
 }
 
+/**
+ * Before the layer asks PostgreSQL about `s`'s statement: questions cannot run inside an
+ * aborted transaction. Another session's is set aside (rolled back, as it would be for the
+ * statement itself); false when it is `s`'s own, whose statement fails at once but for
+ * its end, so there is nothing to ask.
+ */
+export async function outOfAborted(ctx: LayerContext, s: SessionRecord): Promise<boolean> {
+  if (ctx.resident?.status !== 'E') return true;
+  if (ctx.resident === s) return false;
+  await setAside(ctx, ctx.resident);
+  return true;
+}
+
 export async function setAside(ctx: LayerContext, r: SessionRecord): Promise<void> {
   await park(ctx, r);
   await rollBackSpentStandIns(ctx);

@@ -10,7 +10,7 @@ import { splitStatements } from '../../split-statements';
 import { calledNames, identifier, lockedKeyChange, mentions } from '../waits';
 import { bareName, fromOneTable, uniqueColumn } from './keys';
 import type { LayerContext, SessionRecord } from './context';
-import { setAside } from './parking';
+import { outOfAborted } from './parking';
 import { notExpressible, type QueryReply } from './replies';
 import { functionCounts, scanCounts } from './statistics';
 import { parkedCte } from './write-counts';
@@ -99,13 +99,8 @@ export async function replayTraceRefusal(
   if (!scanned) return null;
   if (scanCounts.test(sql) || functionCounts.test(sql)) return notExpressible('replay-traces', '');
   if (written.size === 0) return null;
-  // The layer asks PostgreSQL below, which an aborted transaction in the backend would
-  // refuse. The session's own fails every statement but its end, which shows no rows;
-  // another session's is set aside (rolled back, as it will be for this statement).
-  if (ctx.resident?.status === 'E') {
-    if (ctx.resident === s) return null;
-    await setAside(ctx, ctx.resident);
-  }
+  // The layer asks PostgreSQL below (`outOfAborted`).
+  if (!(await outOfAborted(ctx, s))) return null;
   await noteVacuum(ctx, sql);
   const layout = rowCounts.test(sql) || showsLayout.test(sql) || (await inScanOrder(ctx, s, sql));
   const explains = explainsNumbers(sql);
