@@ -541,6 +541,31 @@ async function parkedUpdateBesideKeyShare(engine: Engine, lock: string) {
   return first;
 }
 
+/**
+ * A reader idle in its transaction after it read `read`; another session, outside a
+ * block, runs `ddl`: whether it waits, and what it answers once the reader commits. Which
+ * table DDL locks is PostgreSQL's to say: a schema, an inherited child, a cascade and
+ * dynamic SQL count, a column or a table of the same name elsewhere does not.
+ */
+async function ddlBesideReader(engine: Engine, read: string, ddl: string) {
+  const [setup, reader, altering] = await sessions(engine, 3);
+  await setup!.query(
+    'DROP SCHEMA IF EXISTS aisle CASCADE; DROP TABLE IF EXISTS crate, crate_kid, bay CASCADE; ' +
+      'CREATE SCHEMA aisle; CREATE TABLE aisle.crate (id int); CREATE TABLE crate (id int); ' +
+      'CREATE TABLE crate_kid () INHERITS (crate); CREATE TABLE bay (id int)',
+  );
+  await reader!.query(`BEGIN; SELECT count(*) FROM ${read}`);
+  const altered = answer(altering!, ddl);
+  const first = await within(altered, 600);
+  await reader!.query('COMMIT');
+  const after = await within(altered, 3000);
+  await setup!.query(
+    'DROP SCHEMA IF EXISTS aisle CASCADE; DROP TABLE IF EXISTS crate, crate_kid, bay CASCADE',
+  );
+  for (const s of [setup!, reader!, altering!]) await s.close();
+  return { first, after };
+}
+
 describe('locks on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
 
@@ -552,6 +577,40 @@ describe('locks on PGlite and on PostgreSQL 18', () => {
     };
     expect(await waitPartWay(engines.server.engine)).toEqual(expected);
     expect(await waitPartWay(engines.pglite)).toEqual(expected);
+  });
+
+  it('DDL waits for an idle reader exactly where PostgreSQL locks the table it read', async () => {
+    const cases: [string, string][] = [
+      ['aisle.crate', 'ALTER TABLE public.crate ADD COLUMN z int'],
+      ['crate', 'ALTER TABLE bay ADD COLUMN crate int'],
+      ['crate_kid', 'ALTER TABLE crate ADD COLUMN z int'],
+      ['aisle.crate', 'DROP SCHEMA aisle CASCADE'],
+      ['crate', "DO $$ BEGIN EXECUTE 'ALTER TABLE crate ADD COLUMN q int'; END $$"],
+      ['crate', 'ALTER TABLE crate ADD COLUMN id int'],
+    ];
+    for (const [read, ddl] of cases) {
+      const onServer = await ddlBesideReader(engines.server.engine, read, ddl);
+      const onPglite = await ddlBesideReader(engines.pglite, read, ddl);
+      // A cascade's notice may come before the wait on a server: refused, or the same.
+      if (kindOf(onPglite.first) === 'notices-before-wait') {
+        expect(onServer.first, ddl).toBe('waiting');
+        continue;
+      }
+      expect(onPglite, `${read} / ${ddl}`).toEqual(onServer);
+    }
+    // The server's answers, for the record: the test above cannot pass on two wrong ones.
+    const waits = await ddlBesideReader(
+      engines.server.engine,
+      'crate_kid',
+      'ALTER TABLE crate ADD COLUMN z int',
+    );
+    expect(waits).toEqual({ first: 'waiting', after: [] });
+    const free = await ddlBesideReader(
+      engines.server.engine,
+      'aisle.crate',
+      'ALTER TABLE public.crate ADD COLUMN z int',
+    );
+    expect(free).toEqual({ first: [], after: [] });
   });
 
   it('LOCK TABLE waits for a READ COMMITTED reader idle in its transaction', async () => {
@@ -651,6 +710,28 @@ describe('locks on PGlite and on PostgreSQL 18', () => {
     const onPglite = await advisoryKeys(engines.pglite);
     expect(kindOf(onPglite.notOwned)).toBe('advisory-not-held');
     expect({ ...onPglite, notOwned: onServer.notOwned }).toEqual(onServer);
+  });
+
+  it('an advisory lock a statement names but never calls is not held afterwards, nor one a try did not get', async () => {
+    const named = async (engine: Engine) => {
+      const [a, b, c] = await sessions(engine, 3);
+      const got = [
+        await answer(a!, 'SELECT CASE WHEN false THEN pg_advisory_lock(71)::text END AS s'),
+        await within(answer(b!, 'SELECT pg_advisory_lock(71)'), 1500),
+        await answer(b!, 'SELECT pg_advisory_unlock(71)'),
+      ];
+      // A try that finds the key taken (by a parked transaction) takes nothing.
+      await c!.query('BEGIN; SELECT pg_advisory_xact_lock(72)');
+      got.push(await answer(a!, 'SELECT pg_try_advisory_lock(72)'));
+      await c!.query('COMMIT');
+      got.push(await within(answer(b!, 'SELECT pg_advisory_lock(72)'), 1500));
+      got.push(await answer(b!, 'SELECT pg_advisory_unlock_all()'));
+      for (const s of [a!, b!, c!]) await s.close();
+      return got;
+    };
+    const expected = [[[null]], [['']], [['t']], [['f']], [['']], [['']]];
+    expect(await named(engines.server.engine)).toEqual(expected);
+    expect(await named(engines.pglite)).toEqual(expected);
   });
 
   it('pg_advisory_xact_lock waits for a parked holder; pg_try_advisory_xact_lock says false', async () => {

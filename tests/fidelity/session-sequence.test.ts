@@ -73,6 +73,29 @@ describe('currval() and lastval() with several sessions', () => {
     expect(kindOf(onPglite.unrelated)).toBe('session-sequence');
   });
 
+  it('after the session’s own INSERT failed, are refused on PGlite: it may have failed before it drew', async () => {
+    const failed = async (engine: Engine) => {
+      const a = await engine.openSession({ applicationName: 'a' });
+      const b = await engine.openSession({ applicationName: 'b' });
+      await a.query('DROP TABLE IF EXISTS slip; CREATE TABLE slip (id serial PRIMARY KEY, v int)');
+      await b.query('INSERT INTO slip (v) VALUES (1)');
+      // 1/0 is folded while the INSERT is planned: its default never runs.
+      const got = [await answer(a, 'INSERT INTO slip (v) VALUES (1/0)')];
+      got.push(await answer(a, "SELECT currval('slip_id_seq')"));
+      await a.close();
+      await b.close();
+      return got;
+    };
+    const division = '22012 division by zero';
+    expect(await failed(engines.server.engine)).toEqual([
+      division,
+      '55000 currval of sequence "slip_id_seq" is not yet defined in this session',
+    ]);
+    const [insert, currval] = await failed(engines.pglite);
+    expect(insert).toBe(division);
+    expect(kindOf(currval)).toBe('session-sequence');
+  });
+
   it('answer as on a server while one session alone has used the backend', async () => {
     const alone = await createNodePgliteEngine();
     try {

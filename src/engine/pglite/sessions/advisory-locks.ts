@@ -188,21 +188,39 @@ async function advisoryTag(ctx: LayerContext, key: string): Promise<string> {
   return `[${ctx.databaseOid},${fields.join(',')}]`;
 }
 
-/** Records the session-level advisory locks `s` took or gave back. */
+/**
+ * Records the session-level advisory locks `s` took or gave back. `present` is the keys
+ * the backend holds once the statement ran (`heldKeys`), when asked: a call the statement
+ * named but never made (`CASE WHEN false THEN pg_advisory_lock(…)`), or a try that got
+ * nothing, took no lock, and an unlock never made left it held.
+ */
 export function noteAdvisory(
   ctx: LayerContext,
   s: SessionRecord,
   calls: readonly AdvisoryCall[],
+  present?: ReadonlySet<string>,
 ): void {
   const { advisoryHeld } = ctx;
   for (const { fn, key } of calls) {
     const held = advisoryHeld.get(key);
     if (fn === 'lock' || fn === 'try') {
+      if (present && !present.has(key)) continue;
       advisoryHeld.set(key, { holder: s, count: (held?.count ?? 0) + 1 });
     } else if (fn === 'unlock' && held?.holder === s) {
-      if (--held.count === 0) advisoryHeld.delete(key);
+      if (--held.count === 0 && present?.has(key)) held.count = 1;
+      else if (held.count === 0) advisoryHeld.delete(key);
     } else if (fn === 'unlock_all') {
       for (const [k, h] of advisoryHeld) if (h.holder === s) advisoryHeld.delete(k);
     }
   }
+}
+
+/** The advisory keys the backend itself holds now (its own pid's, not a parked one's). */
+export async function heldKeys(ctx: LayerContext): Promise<Set<string>> {
+  const [locks] = await ctx.backend.exec(
+    `SELECT l.classid::pg_catalog.text, l.objid::pg_catalog.text, l.objsubid::pg_catalog.text
+       FROM pg_catalog.pg_locks l
+      WHERE l.locktype = 'advisory' AND l.granted AND l.pid = pg_catalog.pg_backend_pid()`,
+  );
+  return new Set(locks!.rows.map(([c, o, sub]) => advisoryKey(c!, o!, sub!)));
 }

@@ -8,6 +8,12 @@ import type { QueryReply } from './replies';
 import type { Slots } from './slots';
 import type { LayerWatch } from './watchdog';
 
+/** A table a transaction read, by OID, and its name as pg_class has it. */
+export interface ReadTable {
+  oid: string;
+  relname: string;
+}
+
 /**
  * What a transaction is besides its work: its characteristics and the statements that
  * made its transaction-local state (savepoints, SET, SET LOCAL), in order. A transaction
@@ -20,7 +26,7 @@ export interface TransactionShape {
   /** SAVEPOINT, RELEASE, ROLLBACK TO, SET, RESET and SET LOCAL statements it ran. */
   replay: string[];
   /** Tables it read while set aside before (see the `released` holding). */
-  reads: string[];
+  reads: ReadTable[];
   /**
    * Its transaction_timestamp() (what now() answers in it) in ms since the epoch, read
    * when it was first set aside: the transaction it is opened again in starts at that
@@ -367,8 +373,11 @@ export interface LayerContext {
    * placeholder answers '' to every session, where a server's other backends know none.
    */
   readonly customSettings: Set<string>;
-  /** The last reader statement sent to the backend, and whose it was. */
-  lastSent: { sessionId: number; sql: string } | null;
+  /**
+   * The last reader statement sent to the backend, whose it was, and whether PostgreSQL
+   * failed it (`failed` is set once it answers).
+   */
+  lastSent: { sessionId: number; sql: string; failed?: boolean } | null;
   /** Transactions replayed under a new XID while younger ones were open (resume.ts). */
   readonly renumbered: Renumbering[];
   /**

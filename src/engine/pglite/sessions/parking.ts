@@ -121,7 +121,7 @@ async function park(ctx: LayerContext, r: SessionRecord): Promise<void> {
     if (!holdsSnapshot && locks!.rows[0]![0] === '0') {
       // The tables it holds ACCESS SHARE on: the layer keeps that lock for it meanwhile.
       const [read] = await backend.exec(
-        `SELECT DISTINCT c.relname FROM pg_catalog.pg_locks l
+        `SELECT DISTINCT c.oid::pg_catalog.text, c.relname FROM pg_catalog.pg_locks l
            JOIN pg_catalog.pg_class c ON c.oid = l.relation
            JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
           WHERE l.pid = pg_catalog.pg_backend_pid() AND l.locktype = 'relation'
@@ -129,7 +129,8 @@ async function park(ctx: LayerContext, r: SessionRecord): Promise<void> {
       );
       await backend.exec('ROLLBACK');
       const shape = shapeOf(holding);
-      shape.reads = [...new Set([...read!.rows.map(([name]) => name!), ...shape.reads])];
+      const now = read!.rows.map(([oid, relname]) => ({ oid: oid!, relname: relname! }));
+      shape.reads = [...now, ...shape.reads.filter((t) => !now.some((n) => n.oid === t.oid))];
       r.holding = { kind: 'released', ...shape };
       return;
     }
@@ -343,7 +344,13 @@ export function plainShape(): TransactionShape {
 /** What makes `holding`'s transaction what it is, apart from where it is. */
 function shapeOf(holding: TransactionShape): TransactionShape {
   const { isolation, readOnly, deferrable, replay, reads, clockMs } = holding;
-  const shape = { isolation, readOnly, deferrable, replay: [...replay], reads: [...reads] };
+  const shape = {
+    isolation,
+    readOnly,
+    deferrable,
+    replay: [...replay],
+    reads: reads.map((t) => ({ ...t })),
+  };
   return clockMs === undefined ? shape : { ...shape, clockMs };
 }
 

@@ -205,8 +205,8 @@ const refusalWords = {
     'the queue), while the in-browser engine keeps no queue of waiting requests and would ' +
     'grant it at once',
   'notices-before-wait': () =>
-    'this statement waited for a row, and it raises notices (a trigger, or a function it ' +
-    'calls); on a server it runs part-way before the wait, so the notices raised up to ' +
+    'this statement waits for a lock, and it raises notices (a trigger, a function it ' +
+    'calls, a dropped object); on a server it runs part-way before the wait, so the notices raised up to ' +
     'there reach the client before the wait and the rest after, while the in-browser ' +
     'engine runs it only once the wait is over and cannot tell which notices came first',
   'set-between-statements': () =>

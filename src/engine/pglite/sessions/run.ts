@@ -9,7 +9,8 @@ import {
   standInGids,
   takeSignals,
 } from './activity';
-import { checkAdvisory, noteAdvisory } from './advisory-locks';
+import { checkAdvisory, heldKeys, noteAdvisory } from './advisory-locks';
+import { readLocksCheck, runMeetingReads } from './read-locks';
 import type { AdvisoryCall } from '../advisory';
 import { finishStatement, get, setState, whose, type LayerContext } from './context';
 import type { SessionRecord } from './context';
@@ -628,13 +629,24 @@ export async function runQuery(
         spentSetting(ctx),
       ]);
     }
-    const sent =
-      woken && undoable(sql)
-        ? await runUndoable(ctx, s, sql, params)
+    const again = woken && undoable(sql);
+    // One that may lock a table a released transaction read is run to see (read-locks.ts).
+    const sent = again
+      ? await runUndoable(ctx, s, sql, params)
+      : readLocksCheck(ctx, s, sql) === 'run'
+        ? await runMeetingReads(ctx, s, sql, params)
         : await runReader(ctx, s, sql, params);
     if (sent !== 'stuck' && 'undone' in sent) return notExpressible('notices-before-wait');
-    if (sent === 'stuck') return stuckWait(ctx, s, sql, params);
-    reply = sent;
+    let ran = sent;
+    if (ran !== 'stuck' && 'waits' in ran) {
+      // A failure for want of a privilege comes before the lock (`deniedBeforeLock`).
+      const denied = ran.failed && (await deniedBeforeLock(ctx, s, sql, ran.waits));
+      if (denied) ran = ran.failed!;
+      else if (ran.notices) return notExpressible('notices-before-wait');
+      else return waitFor(ctx, s, sql, params, ran.waits);
+    }
+    if (ran === 'stuck') return stuckWait(ctx, s, sql, params);
+    reply = ran;
     await noteSessionReaders(ctx, sql, reply.error !== undefined);
     if (seesSessions) {
       if (!reply.error) notePrepared(s, sql);
@@ -717,7 +729,8 @@ async function finish(
   advisoryCalls: readonly AdvisoryCall[],
 ): Promise<Outcome> {
   if (!reply.error) {
-    noteAdvisory(ctx, s, advisoryCalls);
+    const asked = advisoryCalls.some((c) => c.fn !== 'unlock_all');
+    noteAdvisory(ctx, s, advisoryCalls, asked ? await heldKeys(ctx) : undefined);
     notePrepared(s, sql);
   }
   await settle(ctx, s, reply, sql, params !== undefined);

@@ -179,7 +179,11 @@ export async function ownSequenceValues(
   if (ctx.backendUsers === 'none' || ctx.backendUsers === s.id) return true;
   const statements = splitStatements(sql).map((st) => st.sql);
   const at = statements.findIndex((st) => sessionSequence.test(st));
-  const before = at > 0 ? statements[at - 1] : ctx.lastSent?.sessionId === s.id && ctx.lastSent.sql;
+  // A failed INSERT may have failed before it drew (a constant folded while it was planned:
+  // VALUES (1/0)), leaving a server's currval() unset: only one that succeeded counts.
+  const last = ctx.lastSent;
+  const before =
+    at > 0 ? statements[at - 1] : last?.sessionId === s.id && last.failed === false && last.sql;
   const insert = before ? insertValues.exec(before) : null;
   const reading = statements.slice(at).join(';');
   const named = [...reading.matchAll(/\bcurrval\s*\(\s*'((?:[^']|'')*)'\s*\)/gi)].map((m) =>

@@ -21,6 +21,7 @@ import {
   type Waiter,
 } from './context';
 import { quoteIdent, type MatchedRows } from './recheck';
+import { readLocksCheck, readLockWait } from './read-locks';
 import { enter, setAside } from './parking';
 import { loadSettings } from './session-settings';
 import { closeSavepoint, noteSpent, openSavepoint, readTopXid, topXid } from './spent-xids';
@@ -348,49 +349,6 @@ export function unusedParams(where: string | null, params: unknown[] | undefined
     .join('');
 }
 
-/**
- * A wait for the ACCESS SHARE lock that a transaction closed in the backend (released)
- * holds on a table it read, which only ACCESS EXCLUSIVE conflicts with; null if none.
- */
-async function readLockWait(
-  ctx: LayerContext,
-  s: SessionRecord,
-  statements: string[],
-): Promise<Verdict | null> {
-  const readers = [...ctx.sessions.values()].filter(
-    (r) => r !== s && r.holding.kind === 'released' && r.holding.reads.length > 0,
-  );
-  if (readers.length === 0) return null;
-  for (const statement of statements) {
-    if (statementNeeds(statement).mode !== 'AccessExclusiveLock') continue;
-    for (const reader of readers) {
-      if (reader.holding.kind !== 'released') continue;
-      const table = reader.holding.reads.find((rel) => mentions(statement, rel));
-      if (!table) continue;
-      const [tag] = await ctx.backend.exec(
-        `SELECT pg_catalog.format('relation %s of database %s', c.oid, d.oid)
-           FROM pg_catalog.pg_class c, pg_catalog.pg_database d
-          WHERE c.relname = $1 AND d.datname = pg_catalog.current_database() LIMIT 1`,
-        [table],
-      );
-      const seq = reader.xactSeq;
-      const held = () =>
-        ctx.sessions.has(reader.id) &&
-        reader.xactSeq === seq &&
-        ['released', 'resident', 'parked'].includes(reader.holding.kind);
-      return {
-        verdict: 'waits',
-        holder: reader,
-        event: 'relation',
-        lock: `AccessExclusiveLock on ${tag!.rows[0]?.[0] ?? `relation ${table}`}`,
-        held,
-        table: { relname: table, mode: 'AccessExclusiveLock' },
-      };
-    }
-  }
-  return null;
-}
-
 /** The inheritance children (partitions) of the tables an ANALYZE names, at any depth. */
 async function analyzedChildren(ctx: LayerContext, statement: string): Promise<Set<string>> {
   const analyze = /^\s*ANALYZE\b|^\s*VACUUM\b[^;]*\bANALYZE\b/i.test(statement);
@@ -431,7 +389,7 @@ async function queuedBehind(
   const held = async (r: SessionRecord): Promise<{ relname: string; mode: LockMode }[]> => {
     const holding = r.holding;
     if (holding.kind === 'released') {
-      return holding.reads.map((relname) => ({ relname, mode: 'AccessShareLock' }));
+      return holding.reads.map(({ relname }) => ({ relname, mode: 'AccessShareLock' }));
     }
     if (holding.kind === 'parked') {
       return (await parkedRelationLocks(ctx)).filter((l) => l.holder === r);
@@ -541,7 +499,11 @@ export async function check(
   // find a deadlock at once or put it behind one of them.
   const queued = ctx.waiters.length > 0 ? await queuedBehind(ctx, s, statements) : null;
   if (queued) return queued;
-  const read = released ? await readLockWait(ctx, s, statements) : null;
+  // Sent outside a block, it is run to see (`runMeetingReads`); else judged by its text.
+  const read =
+    released && readLocksCheck(ctx, s, sql) === 'text'
+      ? await readLockWait(ctx, s, statements)
+      : null;
   if (read) return read;
   if (s.holding.kind !== 'parked' && !anotherHolds(ctx, s, 'parked')) return free;
   const locks = await parkedRelationLocks(ctx);

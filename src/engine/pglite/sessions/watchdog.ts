@@ -81,6 +81,12 @@ export function sendCancel(ctx: LayerContext): Promise<BackendReply> {
   return ctx.backend.run(cancelStatement);
 }
 
+/** Notes on `sent` whether PostgreSQL failed it, and passes its reply on. */
+function noteFailure(sent: NonNullable<LayerContext['lastSent']>, reply: BackendReply) {
+  sent.failed = reply.error !== undefined;
+  return reply;
+}
+
 /**
  * Sends a reader's statement, numbered for the watchdog, under the caps of an answer
  * (`readerCaps`). A number an earlier backend never answered is not sent again: the
@@ -98,12 +104,13 @@ export async function runReader(
   const seq = ++ctx.statementSeq;
   s.lastSeq = seq;
   if (ctx.backendUsers !== s.id) ctx.backendUsers = ctx.backendUsers === 'none' ? s.id : 'shared';
-  ctx.lastSent = { sessionId: s.id, sql };
+  const sent: NonNullable<LayerContext['lastSent']> = { sessionId: s.id, sql };
+  ctx.lastSent = sent;
   if (ctx.stuck.has(seq)) return 'stuck';
   if (isCancelled(ctx, s, seq)) return sendCancel(ctx);
   if (ctx.replaying || !watch) {
     if (before) await before();
-    return backend.run(toSimNames(sql), params, readerCaps);
+    return noteFailure(sent, await backend.run(toSimNames(sql), params, readerCaps));
   }
   // Only a lock held by a transaction set aside with PREPARE TRANSACTION can make PGlite's
   // one backend wait (the waits a transaction without locks would make are refused before:
@@ -119,7 +126,7 @@ export async function runReader(
   if (before) await before();
   watch.statement({ seq, sessionId: s.id, guarded, done: false, quiet });
   try {
-    return await backend.run(toSimNames(sql), params, readerCaps);
+    return noteFailure(sent, await backend.run(toSimNames(sql), params, readerCaps));
   } finally {
     watch.statement({ seq, sessionId: s.id, guarded, done: true, quiet });
   }
