@@ -193,6 +193,12 @@ export const refusalKinds = [
    */
   'advisory-not-held',
   /**
+   * A prepared statement made again in the one backend after another session had it: it
+   * could not be made again, or now returns other columns, where a server's check would
+   * fail it; or pg_prepared_statements, whose counts and prepare_time start afresh.
+   */
+  'prepared-remade',
+  /**
    * setseed() while other sessions are open, or random() drawn from another session's
    * seed: the one backend keeps one seed for every session.
    */

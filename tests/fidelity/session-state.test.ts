@@ -62,6 +62,29 @@ async function madeWhileAlone(engine: Engine) {
   return { seen, own };
 }
 
+/**
+ * A session's prepared statement after another session changed what it reads: a server
+ * checks it again as it runs; PGlite makes it again when the session gets the backend back.
+ */
+async function preparedAfterChange(engine: Engine, change: string) {
+  const [a, b] = [await engine.openSession(), await engine.openSession()];
+  await a.query(
+    'DROP TABLE IF EXISTS shelf_p; CREATE TABLE shelf_p (id int PRIMARY KEY, v int); INSERT INTO shelf_p VALUES (1, 1)',
+  );
+  const answers = [
+    await answer(a, 'PREPARE look AS SELECT * FROM shelf_p WHERE id = 1'),
+    await answer(a, 'EXECUTE look'),
+    await answer(b, change),
+    await answer(a, 'EXECUTE look'),
+    await answer(a, 'SELECT name FROM pg_prepared_statements'),
+    await answer(a, 'DEALLOCATE look'),
+  ];
+  await a.query('DROP TABLE IF EXISTS shelf_p');
+  await a.close();
+  await b.close();
+  return answers;
+}
+
 describe('session-level state on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
 
@@ -78,6 +101,29 @@ describe('session-level state on PGlite and on PostgreSQL 18', () => {
     ];
     expect(await preparedStatements(engines.server.engine)).toEqual(expected);
     expect(await preparedStatements(engines.pglite)).toEqual(expected);
+  });
+
+  it('a prepared statement whose table changed fails as on a server, or is refused', async () => {
+    const changes = {
+      'ALTER TABLE shelf_p ADD COLUMN w int': '0A000 cached plan must not change result type',
+      'DROP TABLE shelf_p': '42P01 relation "shelf_p" does not exist',
+      'UPDATE shelf_p SET v = 2': [['1', '2']],
+    };
+    for (const [change, executed] of Object.entries(changes)) {
+      const onServer = await preparedAfterChange(engines.server.engine, change);
+      expect(onServer[3], change).toEqual(executed);
+      expect(onServer[4]).toEqual([['look']]);
+      const onPglite = await preparedAfterChange(engines.pglite, change);
+      expect(onPglite.slice(0, 3), change).toEqual(onServer.slice(0, 3));
+      // Made again, its counts and prepare_time are new: the view is refused.
+      expect(kindOf(onPglite[4]), change).toBe('prepared-remade');
+      if (typeof executed === 'string') {
+        expect(kindOf(onPglite[3]), change).toBe('prepared-remade');
+        expect(kindOf(onPglite[5]), change).toBe('prepared-remade');
+      } else {
+        expect([onPglite[3], onPglite[5]], change).toEqual([onServer[3], onServer[5]]);
+      }
+    }
   });
 
   it('a cursor WITH HOLD is the session’s on a server, and named not expressible on PGlite', async () => {

@@ -233,6 +233,30 @@ async function autocommitXactStart(engine: Engine): Promise<unknown[]> {
   return [answers];
 }
 
+/**
+ * A session-level SET inside a transaction that another session's statement set aside,
+ * then ROLLBACK or COMMIT: a rollback gives back the value it began with (a writer's
+ * transaction is parked, a reader's closed in the backend), the application_name too.
+ */
+async function setInSetAside(engine: Engine, writes: boolean, end: 'ROLLBACK' | 'COMMIT') {
+  const [setup, a, b] = [
+    await engine.openSession(),
+    await engine.openSession({ applicationName: 'job-runner' }),
+    await engine.openSession({ applicationName: 'watcher' }),
+  ];
+  await setup.query(
+    'DROP TABLE IF EXISTS tray; CREATE TABLE tray (id int PRIMARY KEY, v int); INSERT INTO tray VALUES (1, 1)',
+  );
+  await a.query("SET lock_timeout = '3s'");
+  await a.query(writes ? 'BEGIN; UPDATE tray SET v = 2' : 'BEGIN; SELECT count(*) FROM tray');
+  await a.query("SET lock_timeout = '1s'; SET application_name = 'worker-09'");
+  const seen = `SELECT application_name FROM pg_stat_activity WHERE pid = ${a.pid}`;
+  const answers = [await answer(b, seen), await answer(a, end)];
+  answers.push(await answer(a, 'SHOW lock_timeout'), await answer(b, seen));
+  for (const s of [setup, a, b]) await s.close();
+  return answers;
+}
+
 describe('a transaction set aside on PGlite comes back as it was, as on PostgreSQL 18', () => {
   const engines = bothEngines();
 
@@ -334,6 +358,21 @@ describe('a transaction set aside on PGlite comes back as it was, as on PostgreS
     ];
     expect(await applicationName(engines.server.engine)).toEqual(expected);
     expect(await applicationName(engines.pglite)).toEqual(expected);
+  });
+
+  it('a SET in a transaction set aside is given back by ROLLBACK and kept by COMMIT', async () => {
+    for (const writes of [true, false]) {
+      const rolled = [[['worker-09']], [], [['3s']], [['job-runner']]];
+      const kept = [[['worker-09']], [], [['1s']], [['worker-09']]];
+      expect(await setInSetAside(engines.server.engine, writes, 'ROLLBACK')).toEqual(rolled);
+      expect(await setInSetAside(engines.pglite, writes, 'ROLLBACK'), `writes ${writes}`).toEqual(
+        rolled,
+      );
+      expect(await setInSetAside(engines.server.engine, writes, 'COMMIT')).toEqual(kept);
+      expect(await setInSetAside(engines.pglite, writes, 'COMMIT'), `writes ${writes}`).toEqual(
+        kept,
+      );
+    }
   });
 
   it('a waiting statement outside BEGIN shows its xact_start, as does the querying session', async () => {

@@ -3,7 +3,13 @@
 // behind the watchdog would grow for the life of the page (src/engine/ARCHITECTURE.md, "The
 // journal and the watchdog").
 import type { PgErrorFields } from '../../types';
-import type { Holding, LayerContext, Renumbering, SessionRecord } from './context';
+import type {
+  Holding,
+  LayerContext,
+  PreparedStatement,
+  Renumbering,
+  SessionRecord,
+} from './context';
 import type { Slots } from './slots';
 import { unloadSettings } from './session-settings';
 
@@ -17,7 +23,7 @@ type SessionData = Omit<
   xactStart: string | null;
   queryStart: string | null;
   stateChange: string;
-  prepared: [name: string, { statement: string; text: string }][];
+  prepared: [name: string, PreparedStatement][];
 };
 
 /** The layer's records at a checkpoint, as plain data. */

@@ -8,6 +8,20 @@ import type { QueryReply } from './replies';
 import type { Slots } from './slots';
 import type { LayerWatch } from './watchdog';
 
+/** A session's prepared statement, as the layer keeps it to make it again. */
+export interface PreparedStatement {
+  /** The PREPARE that made it. */
+  statement: string;
+  /** The statement it runs. */
+  text: string;
+  /** The types it returned when first prepared (pg_prepared_statements), if read. */
+  resultTypes: string | null;
+  /** Whether it has been made again in the backend since. */
+  remade: boolean;
+  /** Why it no longer answers as the server's would, once made again. */
+  stale?: string;
+}
+
 /** A table a transaction read, by OID, and its name as pg_class has it. */
 export interface ReadTable {
   oid: string;
@@ -140,15 +154,27 @@ export interface SessionRecord {
   /** It ran something that may have changed its settings since they were last saved. */
   settingsTouched: boolean;
   /**
+   * Its session-level settings as they stood when its open transaction began, where known
+   * (session-settings.ts, `noteSettingsAtBegin`); null with no transaction open, or when
+   * the statement that began it changed settings too.
+   */
+  settingsAtBegin: [name: string, value: string][] | null;
+  /**
+   * Its open transaction changed session-level settings and was then set aside: the
+   * backend no longer holds what a ROLLBACK would give back (`settingsAtBegin` does).
+   */
+  settingsSetAside: boolean;
+  /**
    * The custom settings (`app.user`) it set or reset by name: pg_settings does not list
    * them (placeholders are GUC_NO_SHOW_ALL), so they are saved by these names.
    */
   customSettings: string[];
   /**
    * Its prepared statements, by name: the PREPARE that made each, and the text it runs.
-   * They belong to a backend, so they are made again whenever the session gets it.
+   * They belong to a backend, so they are made again whenever the session gets it
+   * (session-settings.ts, `remakePrepared`).
    */
-  prepared: Map<string, { statement: string; text: string }>;
+  prepared: Map<string, PreparedStatement>;
 }
 
 /** A statement of an open transaction, and its answer as `answerKey` writes it. */

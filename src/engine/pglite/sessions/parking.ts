@@ -10,7 +10,7 @@ import {
   type TransactionShape,
 } from './context';
 import type { QueryReply } from './replies';
-import { loadSettings } from './session-settings';
+import { loadSettings, noteSettingsAtBegin, settingsAtEnd } from './session-settings';
 import { nextXid, noteSpent, opensSubtransaction } from './spent-xids';
 import { writeCounts } from './write-counts';
 
@@ -215,6 +215,11 @@ export async function settle(
   extended: boolean,
 ): Promise<void> {
   s.status = reply.status;
+  // A transaction it had open ended here (a rollback, or a failure that ended it).
+  if (reply.status === 'I' && s.holding.kind === 'resident') {
+    const last = reply.results.at(-1)?.command;
+    await settingsAtEnd(ctx, s, reply.error !== undefined || last === 'ROLLBACK');
+  }
   if (s.settingsTouched && reply.status !== 'E') {
     await restoreConnectionSettings(ctx, s, sql);
     // SET application_name shows in pg_stat_activity at once, as on a server.
@@ -246,6 +251,7 @@ export async function settle(
   }
   const starting = s.holding.kind !== 'resident';
   if (starting) {
+    await noteSettingsAtBegin(ctx, s, sql);
     s.xactLog = [];
     s.xactSnapshot = null;
     s.xactWrites = null;
@@ -447,6 +453,7 @@ export async function finishParked(
   if (ctx.resident) await setAside(ctx, ctx.resident);
   const reply = await asSuperuser(ctx, `${how.toUpperCase()} PREPARED '${gid}'`);
   if (reply.error) return { ok: false, error: reply.error, partial: reply };
+  await settingsAtEnd(ctx, s, how === 'rollback');
   s.holding = { kind: 'none' };
   s.xactStart = null;
   setState(ctx, s, 'idle');

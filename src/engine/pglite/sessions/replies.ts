@@ -162,6 +162,10 @@ const refusalWords = {
         'pg_advisory_unlock answers false with a warning') +
     '; here every session shares PGlite’s one backend, which holds them for all, and would ' +
     'let them go',
+  'prepared-remade': (why: string) =>
+    `${why}; a server keeps this session’s prepared statements in its own backend and checks ` +
+    'each again as it runs, while here they are made again in PGlite’s one backend whenever ' +
+    'this session gets it back from another, so the answer would not be the server’s',
   'advisory-try': (holder: string, key: string) =>
     `${holder} holds advisory lock ${key}, and PGlite’s one backend, which holds ` +
     'it, would answer true where a server answers false',

@@ -34,6 +34,7 @@ import {
   customSettingsNamed,
   loadSettings,
   notePrepared,
+  staleStatement,
   ownSequenceValues,
   sessionSequence,
 } from './session-settings';
@@ -614,6 +615,9 @@ export async function runQuery(
     reply = verdict.reply;
   } else {
     await enter(ctx, s);
+    // Its prepared statements were made again as it entered (`remakePrepared`).
+    const stale = staleStatement(s, sql);
+    if (stale) return notExpressible('prepared-remade', stale);
     const seesSessions = facts.readsSessions && s.status !== 'E';
     // Through the reader's own views or functions, any statement may read them.
     const mayRead = ctx.sessionsReadIndirectly && !seesSessions && s.status !== 'E';
@@ -649,7 +653,7 @@ export async function runQuery(
     reply = ran;
     await noteSessionReaders(ctx, sql, reply.error !== undefined);
     if (seesSessions) {
-      if (!reply.error) notePrepared(s, sql);
+      if (!reply.error) await notePrepared(ctx, s, sql);
       await settle(ctx, s, reply, sql, params !== undefined);
       forgetLog(s);
       await carryOut(ctx, await takeSignals(ctx));
@@ -731,7 +735,7 @@ async function finish(
   if (!reply.error) {
     const asked = advisoryCalls.some((c) => c.fn !== 'unlock_all');
     noteAdvisory(ctx, s, advisoryCalls, asked ? await heldKeys(ctx) : undefined);
-    notePrepared(s, sql);
+    await notePrepared(ctx, s, sql);
   }
   await settle(ctx, s, reply, sql, params !== undefined);
   logStatement(ctx, s, sql, params, reply);

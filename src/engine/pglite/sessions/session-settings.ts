@@ -62,26 +62,88 @@ export async function unloadSettings(ctx: LayerContext): Promise<void> {
   if (!loaded) return;
   if (loaded.settingsTouched) {
     loaded.settingsTouched = false;
-    const [saved] = await backend.exec(
-      // pg_settings does not list the role nor custom settings (GUC_NO_SHOW_ALL), so
-      // those are read on their own.
-      `SELECT name, pg_catalog.current_setting(name) FROM pg_catalog.pg_settings WHERE source = 'session'
-       UNION ALL SELECT 'role', pg_catalog.current_setting('role')
-        WHERE pg_catalog.current_setting('role') <> 'none'
-       UNION ALL SELECT n, pg_catalog.current_setting(n, true)
-        FROM pg_catalog.jsonb_array_elements_text($1::pg_catalog.jsonb) n
-        WHERE pg_catalog.current_setting(n, true) IS NOT NULL`,
-      [JSON.stringify(loaded.customSettings)],
-    );
-    loaded.settings = saved!.rows
-      .filter(([name]) => !layerSettings.has(name!))
-      .map(([name, value]) => [name!, value!]);
+    loaded.settings = await readSettings(ctx, loaded);
+    // Changed in a transaction still open: a ROLLBACK can no longer give them back here.
+    if (loaded.holding.kind !== 'none') loaded.settingsSetAside = true;
   }
   // RESET ALL leaves the role alone (GUC_NO_RESET_ALL), so that is reset on its own.
   await backend.exec('RESET ALL; RESET ROLE');
   // Prepared statements belong to the backend too: the loaded session's go.
   if (loaded.prepared.size) await backend.exec('DEALLOCATE ALL');
   ctx.loaded = null;
+}
+
+/** The session-level settings the backend holds for `s`, loaded now. */
+async function readSettings(
+  ctx: LayerContext,
+  s: SessionRecord,
+): Promise<[name: string, value: string][]> {
+  const [saved] = await ctx.backend.exec(
+    // pg_settings does not list the role nor custom settings (GUC_NO_SHOW_ALL), so
+    // those are read on their own.
+    `SELECT name, pg_catalog.current_setting(name) FROM pg_catalog.pg_settings WHERE source = 'session'
+     UNION ALL SELECT 'role', pg_catalog.current_setting('role')
+      WHERE pg_catalog.current_setting('role') <> 'none'
+     UNION ALL SELECT n, pg_catalog.current_setting(n, true)
+      FROM pg_catalog.jsonb_array_elements_text($1::pg_catalog.jsonb) n
+      WHERE pg_catalog.current_setting(n, true) IS NOT NULL`,
+    [JSON.stringify(s.customSettings)],
+  );
+  // A transaction's own characteristics show as set in it (BEGIN ISOLATION LEVEL …).
+  return saved!.rows
+    .filter(([name]) => !layerSettings.has(name!) && !name!.startsWith('transaction_'))
+    .map(([name, value]) => [name!, value!]);
+}
+
+/**
+ * Notes `s`'s settings as its transaction, begun by `sql`, found them: what a ROLLBACK
+ * gives back on a server. Read from the backend only where something changed them since
+ * they were last saved; unknown where `sql` itself changed them too.
+ */
+export async function noteSettingsAtBegin(
+  ctx: LayerContext,
+  s: SessionRecord,
+  sql: string,
+): Promise<void> {
+  s.settingsSetAside = false;
+  if (changesSettings.test(sql)) {
+    s.settingsAtBegin = null;
+    return;
+  }
+  if (s.settingsTouched && ctx.loaded === s) {
+    s.settings = await readSettings(ctx, s);
+    s.settingsTouched = false;
+  }
+  s.settingsAtBegin = s.settingsTouched ? null : s.settings;
+}
+
+/**
+ * Ends what the layer kept of `s`'s settings for its transaction, which just ended
+ * (`rolledBack`: by a rollback or a failure). Where it changed settings and was set aside
+ * meanwhile, a rollback on a server gives back the settings it began with: those are
+ * loaded again in their place.
+ */
+export async function settingsAtEnd(
+  ctx: LayerContext,
+  s: SessionRecord,
+  rolledBack: boolean,
+): Promise<void> {
+  const atBegin = s.settingsAtBegin;
+  const restore = rolledBack && s.settingsSetAside && atBegin !== null;
+  s.settingsAtBegin = null;
+  s.settingsSetAside = false;
+  if (!restore) return;
+  s.settings = atBegin;
+  // pg_stat_activity shows the application_name it goes back to.
+  const named = (list: readonly (readonly [string, string])[]) =>
+    list.find(([name]) => name === 'application_name')?.[1];
+  s.applicationName = named(atBegin) ?? named(s.connectionSettings) ?? s.applicationName;
+  if (ctx.loaded !== s) return;
+  s.settingsTouched = false;
+  ctx.loaded = null;
+  await ctx.backend.exec('RESET ALL; RESET ROLE');
+  if (s.prepared.size) await ctx.backend.exec('DEALLOCATE ALL');
+  await loadSettings(ctx, s);
 }
 
 /** Loads `s`'s session-level settings into the backend, saving the previous owner's. */
@@ -100,7 +162,7 @@ export async function loadSettings(ctx: LayerContext, s: SessionRecord): Promise
     [{ ...Object.fromEntries(s.settings), 'sim.pid': String(s.pid), ...spent }],
   );
   // This session's prepared statements are made again.
-  for (const { statement } of s.prepared.values()) await backend.run(statement);
+  await remakePrepared(ctx, s);
   ctx.loaded = s;
 }
 
@@ -119,17 +181,89 @@ export function executedText(s: SessionRecord, sql: string): string {
     .join(';\n');
 }
 
-/** Keeps `s`'s list of prepared statements up to date after `sql` ran without error. */
-export function notePrepared(s: SessionRecord, sql: string): void {
+/**
+ * Keeps `s`'s list of prepared statements up to date after `sql` ran without error, with
+ * the types each one returns as PostgreSQL first planned it (`resultTypes`).
+ */
+export async function notePrepared(
+  ctx: LayerContext,
+  s: SessionRecord,
+  sql: string,
+): Promise<void> {
   if (!/\b(?:PREPARE|DEALLOCATE|DISCARD)\b/i.test(sql)) return;
+  const made: string[] = [];
   for (const { sql: statement } of splitStatements(sql)) {
     const prepare = prepareStatement.exec(statement);
     const deallocate = deallocateStatement.exec(statement);
-    if (prepare) s.prepared.set(prepare[1]!.toLowerCase(), { statement, text: prepare[2]! });
-    else if (discardAll.test(statement) || deallocate?.[1]!.toLowerCase() === 'all') {
+    if (prepare) {
+      const name = prepare[1]!.toLowerCase();
+      s.prepared.set(name, { statement, text: prepare[2]!, resultTypes: null, remade: false });
+      made.push(name);
+    } else if (discardAll.test(statement) || deallocate?.[1]!.toLowerCase() === 'all') {
       s.prepared.clear();
     } else if (deallocate) s.prepared.delete(deallocate[1]!.toLowerCase());
   }
+  const types = made.length > 0 ? await resultTypes(ctx, made) : new Map<string, string>();
+  for (const [name, types_] of types) {
+    const entry = s.prepared.get(name);
+    if (entry) entry.resultTypes = types_;
+  }
+}
+
+/** The types the backend's prepared statements named `names` return, by name. */
+async function resultTypes(ctx: LayerContext, names: string[]): Promise<Map<string, string>> {
+  const [read] = await ctx.backend.exec(
+    `SELECT name, coalesce(result_types::pg_catalog.text, '') FROM pg_catalog.pg_prepared_statements
+      WHERE name IN (SELECT pg_catalog.jsonb_array_elements_text($1::pg_catalog.jsonb))`,
+    [JSON.stringify(names)],
+  );
+  return new Map(read!.rows.map(([name, types]) => [name!, types!]));
+}
+
+/**
+ * Makes `s`'s prepared statements again in the backend. A server keeps the ones a session
+ * made and checks each again when it runs (a table dropped since, columns changed): one
+ * that cannot be made again, or now returns other types, is `stale`, with the reason, and
+ * is refused where it is named (`staleStatement`). Any one made again has new counts and a
+ * new prepare_time in pg_prepared_statements (`remade`).
+ */
+async function remakePrepared(ctx: LayerContext, s: SessionRecord): Promise<void> {
+  if (s.prepared.size === 0) return;
+  for (const entry of s.prepared.values()) {
+    const reply = await ctx.backend.run(entry.statement);
+    entry.remade = true;
+    if (reply.error) entry.stale ??= `making it again failed: ${reply.error.message}`;
+  }
+  const types = await resultTypes(ctx, [...s.prepared.keys()]);
+  for (const [name, entry] of s.prepared) {
+    const now = types.get(name);
+    if (now !== undefined && typeof entry.resultTypes === 'string' && now !== entry.resultTypes) {
+      entry.stale ??= `the columns it returns changed since it was prepared (${entry.resultTypes} then, ${now} now)`;
+    }
+  }
+}
+
+/**
+ * Why `sql` cannot be answered for `s` as a server would, where it names one of `s`'s
+ * prepared statements that went stale while made again (`remakePrepared`), or reads
+ * pg_prepared_statements after any was made again; null otherwise.
+ */
+export function staleStatement(s: SessionRecord, sql: string): string | null {
+  if (s.prepared.size === 0) return null;
+  if (/\bpg_prepared_statements\b/i.test(sql)) {
+    const remade = [...s.prepared].find(([, e]) => e.remade);
+    if (remade) {
+      return `pg_prepared_statements would show "${remade[0]}" with the plan counts and prepare_time of the copy made again in the one backend`;
+    }
+  }
+  for (const { sql: statement } of splitStatements(sql)) {
+    const named = /^\s*(?:EXPLAIN\b[\s\S]*?\b)?(?:EXECUTE|DEALLOCATE(?:\s+PREPARE)?)\s+(\w+)/i.exec(
+      statement,
+    );
+    const entry = named ? s.prepared.get(named[1]!.toLowerCase()) : undefined;
+    if (entry?.stale) return `"${named![1]}": ${entry.stale}`;
+  }
+  return null;
 }
 
 /**

@@ -80,6 +80,8 @@ export async function openSession(
     replayedFrom: null,
     blockedBy: null,
     settingsTouched: false,
+    settingsAtBegin: null,
+    settingsSetAside: false,
     customSettings: [],
     prepared: new Map(),
     waitByWatchdog: false,
