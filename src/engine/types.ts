@@ -265,6 +265,13 @@ export const refusalKinds = [
    * the wait depends on which statement waits, which cannot be told here.
    */
   'set-between-statements',
+  /**
+   * A string of several statements outside a transaction block that would wait, more than
+   * one of which locks or changes something: on a server the ones before the statement
+   * that waits have run and hold their locks while it waits; here the string runs whole
+   * once the wait is over.
+   */
+  'string-part-way',
   /** The reader's own PREPARE TRANSACTION: a transaction no session holds, not followed. */
   'prepared-by-reader',
   /**

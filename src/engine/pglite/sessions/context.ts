@@ -214,6 +214,11 @@ export interface Renumbering {
   now: string;
   passed: string[];
   /**
+   * Others took XIDs after `was` before the replay took its own (committed ones too): an
+   * XID it shows now comes after theirs, where on a server it came before.
+   */
+  skipped?: boolean;
+  /**
    * A reader had seen `was` (in a deadlock's DETAIL, say): XIDs stay hidden while the
    * transaction is open, and the rows it wrote or locked carry `now` for good.
    */

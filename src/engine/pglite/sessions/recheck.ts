@@ -44,7 +44,14 @@ export type RecheckPlan =
   | { kind: 'as-is' }
   | { kind: 'refuse'; why: string }
   /** Run it, and refuse if it touched a row the holder wrote (counted in `relations`). */
-  | { kind: 'guarded'; relations: string[]; holderXid: string; matched?: MatchedRows };
+  | {
+      kind: 'guarded';
+      relations: string[];
+      holderXid: string;
+      matched?: MatchedRows;
+      /** It returns rows in the order a scan in the heap's order meets them. */
+      inHeapOrder: boolean;
+    };
 
 /** A relation as the plan names it (`Relation Name`), with how the statement uses it. */
 interface PlanRelation {
@@ -89,6 +96,20 @@ function planRelations(
     ...own,
     ...(node.Plans ?? []).flatMap((child) => planRelations(child, { targets, lockAll })),
   ];
+}
+
+/** Whether `node` scans one of `relations` in the heap's order (not by an index). */
+function heapOrderScan(node: PlanNode, relations: string[]): boolean {
+  const name = node['Relation Name'];
+  const byHeap = ['Seq Scan', 'Bitmap Heap Scan', 'Tid Scan', 'Tid Range Scan', 'Sample Scan'];
+  if (
+    typeof name === 'string' &&
+    relations.includes(name) &&
+    byHeap.includes(String(node['Node Type']))
+  ) {
+    return true;
+  }
+  return (node.Plans ?? []).some((child) => heapOrderScan(child, relations));
 }
 
 /** Decides, once the holder has ended, how `sql` (which waited) may run again. */
@@ -180,7 +201,13 @@ export async function recheckPlan(
   if (triggers!.rows[0]![0] !== '0') {
     return { kind: 'refuse', why: 'a trigger on the table runs queries of its own' };
   }
-  return { kind: 'guarded', relations: touched, holderXid, matched: wait.matched };
+  // RETURNING answers in the order the scan met the rows. A server's recheck returns the
+  // row it waited for where its old version lay; run again, a scan in the heap's order
+  // meets its new version where the holder's change put it: more than one row returned
+  // may then come in another order.
+  const inHeapOrder =
+    /\bRETURNING\b/i.test(statements[0]!.sql) && heapOrderScan(explainedPlan!.Plan, touched);
+  return { kind: 'guarded', inHeapOrder, relations: touched, holderXid, matched: wait.matched };
 }
 
 /**
@@ -215,7 +242,7 @@ async function untouchedRows(
 export const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** Why a statement run again inside a savepoint was undone. */
-export type Undone = { undone: 'notices' | 'touched' };
+export type Undone = { undone: 'notices' | 'touched' | 'order' };
 
 /**
  * Runs `sql`, which waited for a row, again in `s`'s transaction (in one of its own when
@@ -234,6 +261,7 @@ export async function runUndoable(
   sql: string,
   params: unknown[] | undefined,
   touched: () => Promise<number> = () => Promise.resolve(0),
+  ordered: (reply: BackendReply) => boolean = () => true,
 ): Promise<BackendReply | 'stuck' | Undone> {
   const { backend } = ctx;
   await enter(ctx, s);
@@ -249,7 +277,9 @@ export async function runUndoable(
         ? 'notices'
         : (reply.error ? before > 0 : (await touched()) !== before)
           ? 'touched'
-          : null;
+          : !reply.error && !ordered(reply)
+            ? 'order'
+            : null;
   const kept = reply !== 'stuck' && undone === null;
   const committed = kept && !(reply as BackendReply).error;
   const wrote =
@@ -288,7 +318,18 @@ export function runGuarded(
     relations,
     holderXid,
     matched,
-  }: { relations: string[]; holderXid: string; matched?: MatchedRows },
+    inHeapOrder,
+  }: { relations: string[]; holderXid: string; matched?: MatchedRows; inHeapOrder: boolean },
 ): Promise<BackendReply | 'stuck' | Undone> {
-  return runUndoable(ctx, s, sql, params, () => untouchedRows(ctx, relations, holderXid, matched));
+  // Returned in the heap's order, more than one row may come otherwise than on a server.
+  const ordered = (reply: BackendReply) =>
+    !inHeapOrder || reply.results.every((r) => r.rows.length <= 1);
+  return runUndoable(
+    ctx,
+    s,
+    sql,
+    params,
+    () => untouchedRows(ctx, relations, holderXid, matched),
+    ordered,
+  );
 }

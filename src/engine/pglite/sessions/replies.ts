@@ -68,8 +68,8 @@ const refusalWords = {
           ? `a reader had seen ${was}, so a statement that shows XIDs or their ages`
           : 'that puts it after transactions that began after it, which on a server it ' +
             'comes before, so a statement that shows XIDs, their ages or their order') +
-        ' (pg_stat_activity, pg_locks, xmin and xmax, VACUUM) would show them otherwise ' +
-        `than a server would, until ${why === 'shown' ? 'it ends' : 'those transactions end'}`),
+        ' (pg_stat_activity, pg_locks, xmin and xmax, txid_current(), VACUUM) would show them ' +
+        `otherwise than a server would, until ${why === 'order' ? 'those transactions end' : 'it ends'}`),
   'xid-count-unknown': () =>
     'a transaction went on by being replayed in a new one, and the savepoints it had ' +
     'took XIDs of their own that the in-browser engine could not read, so an age() here ' +
@@ -218,6 +218,13 @@ const refusalWords = {
     'other statements; a server runs it statement by statement, so the setting applies to ' +
     'the wait only if it comes before the statement that waits, and the in-browser engine ' +
     'cannot tell which statement that is',
+  'string-part-way': () =>
+    'this string of statements outside a transaction block would wait, and more than one ' +
+    'of its statements locks or changes rows (or takes a lock, or draws from a sequence); ' +
+    'a server runs it statement by statement in one implicit transaction, so those before ' +
+    'the statement that waits have run and hold their locks while it waits, where the ' +
+    'in-browser engine runs the whole string only once the wait is over (in a transaction ' +
+    'block, BEGIN first, it runs them in turn as a server does)',
   'waits-for-older': (whom: string) =>
     'CREATE INDEX CONCURRENTLY (and REINDEX, DROP INDEX or DETACH PARTITION CONCURRENTLY) ' +
     'commits part of its work and then waits for every older transaction that holds a ' +

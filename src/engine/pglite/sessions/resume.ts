@@ -172,6 +172,9 @@ export function noteShown(ctx: LayerContext, sql: string, reply: QueryReply): vo
 const showsXidColumns =
   /\bbackend_xid\b|\bbackend_xmin\b|\bpg_stat_activity\s*\.\s*\*|\bselect\s+\*|\b(?:age|mxid_age)\s*\(/i;
 
+/** A transaction's own XID, as a number. */
+const showsOwnXid = /\b(?:txid_current\w*|pg_current_xact_id\w*|txid_status|pg_xact_status)\b/i;
+
 /** Output that shows the XIDs in rows' headers, which a transaction's rows keep. */
 const showsRowXids = /\b(?:xmin|xmax|heap_page_items|pg_get_multixact_members)\b/i;
 
@@ -188,15 +191,21 @@ export function xidsHidden(ctx: LayerContext, sql: string): QueryReply | null {
     r.s.xactSeq === r.seq &&
     ctx.sessions.has(r.s.id) &&
     r.s.holding.kind !== 'none' &&
-    (r.shown === true || r.passed.some((xid) => open.has(xid)));
+    (r.shown === true || r.skipped === true || r.passed.some((xid) => open.has(xid)));
   const ended = ctx.renumbered.filter((r) => !live(r) && !r.shown);
   for (const r of ended) ctx.renumbered.splice(ctx.renumbered.indexOf(r), 1);
   const r = ctx.renumbered.find(live);
-  const shows = r?.passed.some((xid) => open.has(xid))
+  const passedOpen = r?.passed.some((xid) => open.has(xid)) === true;
+  // Only others' XIDs taken since, all ended: what compares its XID with theirs, as a
+  // number (its own txid_current()) or in rows' headers.
+  const shows = passedOpen
     ? showsXids.test(sql) || showsAges.test(sql)
-    : showsXids.test(sql) || showsXidColumns.test(sql);
+    : r?.shown !== true && r?.skipped === true
+      ? showsOwnXid.test(sql) || showsRowXids.test(sql)
+      : showsXids.test(sql) || showsXidColumns.test(sql);
   if (r && shows) {
-    return notExpressible('xid-renumbered', whose(r.s), r.was, r.now, r.shown ? 'shown' : 'order');
+    const why = r.shown ? 'shown' : passedOpen ? 'order' : 'skipped';
+    return notExpressible('xid-renumbered', whose(r.s), r.was, r.now, why);
   }
   const kept = ctx.renumbered.find((k) => k.shown);
   if (!kept || !showsRowXids.test(sql)) return null;
@@ -749,9 +758,23 @@ export async function resume(
   // before now, they all read, as its statements from here on will.
   if (h.isolation === 'read committed') s.xactSnapshot = snapshot;
   ctx.resident = s;
-  if (younger.length > 0 || plan.shown) {
+  // XIDs others took since its own, committed or not, but for those the layer spent: the
+  // next XID now (its new one, or the snapshot's xmax) less the old one, less one.
+  const nextXidNow = BigInt(xid ?? snapshot!.split(':')[1]!);
+  const oldXid = BigInt(h.xid);
+  const spentSince = ctx.spentXids.filter((x) => x > oldXid && x < nextXidNow).length;
+  const skipped = !h.emulatedSnapshot && nextXidNow - oldXid - 1n - BigInt(spentSince) > 0n;
+  if (younger.length > 0 || plan.shown || skipped) {
     const now = xid ?? 'none yet';
-    ctx.renumbered.push({ s, seq: s.xactSeq, was: h.xid, now, passed: younger, shown: plan.shown });
+    ctx.renumbered.push({
+      s,
+      seq: s.xactSeq,
+      was: h.xid,
+      now,
+      passed: younger,
+      shown: plan.shown,
+      skipped,
+    });
   }
   // Statements waiting for its rows wait for the same transaction under its new XID; a
   // deadlock's DETAIL names the one a reader saw, if one did, as a server would.

@@ -112,6 +112,17 @@ export async function query(
   return outcome;
 }
 
+/** Runs a query string of `statements` as `query` does, in turn or whole. */
+function runString(
+  ctx: LayerContext,
+  s: SessionRecord,
+  statements: readonly string[],
+): Promise<Outcome> {
+  return statements.length > 1 && inExplicitTransaction(s, statements[0]!)
+    ? runInTurn(ctx, s, statements, { results: [], notices: [] })
+    : runQuery(ctx, s, statements.join(';\n'));
+}
+
 /** Whether `s`'s query string runs in a transaction block it opens or is already in. */
 function inExplicitTransaction(s: SessionRecord, first: string): boolean {
   return s.holding.kind !== 'none' || /^\s*(?:BEGIN|START\s+TRANSACTION)\b/i.test(first);
@@ -130,6 +141,16 @@ async function runInTurn(
   done: QueryResult,
 ): Promise<Outcome> {
   for (const [i, statement] of statements.entries()) {
+    // Once its block has ended (COMMIT, ROLLBACK, END), the rest of the string runs as a
+    // server runs a string: in one implicit transaction, unless it opens a block again.
+    if (i > 0 && s.holding.kind === 'none') {
+      const rest = await runString(ctx, s, statements.slice(i));
+      return 'wait' in rest
+        ? { wait: rest.wait.then((reply) => joined(done, reply)) }
+        : joined(done, rest);
+    }
+    // A server's backend is active for the whole string, waits included.
+    if (i > 0) setState(ctx, s, 'active');
     const outcome = await runQuery(ctx, s, statement);
     if ('wait' in outcome) {
       const rest = statements.slice(i + 1);
@@ -527,6 +548,12 @@ export async function runQuery(
     const guarded = await runGuarded(ctx, s, sql, params, plan);
     if (guarded !== 'stuck' && 'undone' in guarded) {
       if (guarded.undone === 'notices') return notExpressible('notices-before-wait');
+      if (guarded.undone === 'order') {
+        return notExpressible(
+          'recheck',
+          'the rows it returns come in the order they lie, which that change moved',
+        );
+      }
       return notExpressible('recheck', 'it would lock or change a row that transaction wrote');
     }
     if (guarded === 'stuck') return stuckWait(ctx, s, sql, params);

@@ -67,6 +67,33 @@ function setsBeforeWait(s: SessionRecord, sql: string): string[] | null {
   return statements.slice(0, first);
 }
 
+/**
+ * A statement that leaves nothing another session could meet while a later statement of
+ * its string waits: a setting, or a plain read (no row locks, no advisory locks, no
+ * sequence, no data-changing CTE). The ACCESS SHARE lock a read takes is the exception.
+ */
+function leavesNothing(statement: string): boolean {
+  const keyword = leadingKeyword(statement);
+  if (['SET', 'RESET', 'SHOW'].includes(keyword)) return true;
+  return (
+    ['SELECT', 'VALUES', 'TABLE', 'WITH'].includes(keyword) &&
+    !/\bFOR\s+(?:NO\s+KEY\s+UPDATE|UPDATE|KEY\s+SHARE|SHARE)\b|\b(?:INSERT|UPDATE|DELETE|MERGE)\b|\b(?:nextval|setval|pg_(?:try_)?advisory\w*|pg_notify|set_config|txid_current|pg_current_xact_id)\s*\(/i.test(
+      statement,
+    )
+  );
+}
+
+/**
+ * Whether `s`'s `sql`, a string of several outside a transaction block, has more than one
+ * statement that leaves something behind: the one that waits may come after another, which
+ * on a server has run and holds its locks meanwhile (see `string-part-way`).
+ */
+function waitsPartWay(s: SessionRecord, sql: string): boolean {
+  if (s.holding.kind !== 'none') return false;
+  const statements = splitStatements(sql).map((st) => st.sql);
+  return statements.filter((st) => !leavesNothing(st)).length > 1;
+}
+
 /** Statements that write rows: waiting on a row, they hold an XID on a server. */
 const writes = new Set(['UPDATE', 'DELETE', 'INSERT', 'MERGE']);
 
@@ -81,6 +108,7 @@ export async function waitFor(
   const { holder } = wait;
   const leadingSets = setsBeforeWait(s, sql);
   if (leadingSets === null) return notExpressible('set-between-statements');
+  if (waitsPartWay(s, sql)) return notExpressible('string-part-way');
   s.blockedBy = holder;
   s.waitEventType = 'Lock';
   s.waitEvent = wait.event;
