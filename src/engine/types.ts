@@ -163,6 +163,11 @@ export const refusalKinds = [
    */
   'session-sequence',
   /**
+   * A draw from a sequence with CACHE above 1 by a session whose values drawn ahead went
+   * when another session got the one backend: on a server it goes on from them.
+   */
+  'sequence-cache',
+  /**
    * pg_locks or pg_blocking_pids, which show PGlite's one backend and the layer's prepared
    * transactions, not the sessions.
    */

@@ -96,6 +96,28 @@ describe('currval() and lastval() with several sessions', () => {
     expect(kindOf(currval)).toBe('session-sequence');
   });
 
+  it('a sequence that caches gives each session its own values on a server; PGlite refuses a draw it cannot give', async () => {
+    const cached = async (engine: Engine) => {
+      const a = await engine.openSession({ applicationName: 'a' });
+      const b = await engine.openSession({ applicationName: 'b' });
+      await a.query('DROP SEQUENCE IF EXISTS stack; CREATE SEQUENCE stack CACHE 5');
+      const got = [
+        await answer(a, "SELECT nextval('stack')"),
+        await answer(b, "SELECT nextval('stack')"),
+        await answer(a, "SELECT nextval('stack')"),
+      ];
+      await a.query('DROP SEQUENCE stack');
+      await a.close();
+      await b.close();
+      return got;
+    };
+    expect(await cached(engines.server.engine)).toEqual([[['1']], [['6']], [['2']]]);
+    const [first, other, again] = await cached(engines.pglite);
+    // The other session draws afresh, as its own backend would.
+    expect([first, other]).toEqual([[['1']], [['6']]]);
+    expect(kindOf(again)).toBe('sequence-cache');
+  });
+
   it('answer as on a server while one session alone has used the backend', async () => {
     const alone = await createNodePgliteEngine();
     try {

@@ -175,6 +175,11 @@ export interface SessionRecord {
    * (session-settings.ts, `remakePrepared`).
    */
   prepared: Map<string, PreparedStatement>;
+  /**
+   * Sequences (by OID) of which the backend had drawn values ahead for it, let go when
+   * another session got the backend (sequence-caches.ts): on a server it draws from them.
+   */
+  readonly drawnAhead: Set<string>;
 }
 
 /** A statement of an open transaction, and its answer as `answerKey` writes it. */
@@ -404,6 +409,8 @@ export interface LayerContext {
    * placeholder answers '' to every session, where a server's other backends know none.
    */
   readonly customSettings: Set<string>;
+  /** Whether some statement may have made a sequence that caches (sequence-caches.ts). */
+  sequenceCaches: boolean;
   /**
    * The last reader statement sent to the backend, whose it was, and whether PostgreSQL
    * failed it (`failed` is set once it answers).
@@ -499,6 +506,7 @@ export function makeContext(backend: Backend, options: LayerOptions = {}): Layer
     backendUsers: 'none',
     lastSent: null,
     customSettings: new Set(),
+    sequenceCaches: false,
     renumbered: [],
     replayTraces: { scanned: false, written: new Set(), reordered: new Map() },
     waiters: [],

@@ -100,6 +100,11 @@ const refusalWords = {
     'currval() and lastval() answer what this session’s own last nextval() gave; here every ' +
     'session shares PGlite’s one backend, which keeps the last value any session got (none ' +
     'after the engine rebuilt its sessions), so it would not be this session’s',
+  'sequence-cache': (names: string) =>
+    `${names} caches values: a server’s backend draws several at a time and hands them to ` +
+    'this session alone, so its next value would come from those; here every session ' +
+    'shares PGlite’s one backend, which let them go when another session got it, so it ' +
+    'would draw a value the server would not give this session yet',
   'backend-locks': (what: string) =>
     `${what} shows PGlite’s one backend as it is: every session here shares it, and the ` +
     'transactions set aside for other sessions are prepared ones there, with no pid (and ' +

@@ -11,6 +11,7 @@ import {
 } from './activity';
 import { checkAdvisory, heldKeys, noteAdvisory } from './advisory-locks';
 import { readLocksCheck, runMeetingReads } from './read-locks';
+import { drawsWhereDropped, noteSequenceCache } from './sequence-caches';
 import type { AdvisoryCall } from '../advisory';
 import { finishStatement, get, setState, whose, type LayerContext } from './context';
 import type { SessionRecord } from './context';
@@ -445,6 +446,10 @@ export async function runQuery(
   }
   const unset = customNotSet(ctx, s, sql);
   if (unset) return notExpressible('custom-setting', unset);
+  if (s.drawnAhead.size > 0) {
+    const dropped = await drawsWhereDropped(ctx, s, sql);
+    if (dropped) return notExpressible('sequence-cache', dropped);
+  }
   const facts = textFacts(sql);
   if (facts.changesSettings) {
     s.settingsTouched = true;
@@ -680,7 +685,10 @@ export async function runQuery(
     reply = ran;
     await noteSessionReaders(ctx, sql, reply.error !== undefined);
     if (seesSessions) {
-      if (!reply.error) await notePrepared(ctx, s, sql);
+      if (!reply.error) {
+        noteSequenceCache(ctx, sql);
+        await notePrepared(ctx, s, sql);
+      }
       await settle(ctx, s, reply, sql, params !== undefined);
       forgetLog(s);
       await carryOut(ctx, await takeSignals(ctx));
@@ -760,6 +768,7 @@ async function finish(
   advisoryCalls: readonly AdvisoryCall[],
 ): Promise<Outcome> {
   if (!reply.error) {
+    noteSequenceCache(ctx, sql);
     const asked = advisoryCalls.some((c) => c.fn !== 'unlock_all');
     noteAdvisory(ctx, s, advisoryCalls, asked ? await heldKeys(ctx) : undefined);
     await notePrepared(ctx, s, sql);

@@ -2,6 +2,7 @@
 // the backend in turn; custom settings and sequences' last values, which the backend
 // keeps for all sessions at once and only some of which can be shown.
 import { identifier, splitStatements, storedIdentifier } from '../../split-statements';
+import { dropDrawnAhead } from './sequence-caches';
 import { spentSetting } from './spent-xids';
 import type { LayerContext, SessionRecord } from './context';
 
@@ -45,6 +46,7 @@ const layerSettings = new Set([
   'sim.spent_xids',
   'sim.signals',
   'sim.pid',
+  'sim.drawn_ahead',
 ]);
 
 const prepareStatement = /^\s*PREPARE\s+(\w+)(?:\s*\([^()]*\))?\s+AS\s+([\s\S]*)$/i;
@@ -150,6 +152,8 @@ export async function settingsAtEnd(
 export async function loadSettings(ctx: LayerContext, s: SessionRecord): Promise<void> {
   const { backend } = ctx;
   if (ctx.loaded === s) return;
+  // What the backend drew ahead of sequences for the last session is that session's.
+  await dropDrawnAhead(ctx, s);
   // With no owner, the backend's settings are its defaults already (a fresh start, or
   // DISCARD ALL after the last owner closed).
   await unloadSettings(ctx);

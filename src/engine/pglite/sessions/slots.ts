@@ -84,6 +84,7 @@ export async function openSession(
     settingsSetAside: false,
     customSettings: [],
     prepared: new Map(),
+    drawnAhead: new Set(),
     waitByWatchdog: false,
     waitXmin: null,
     timeouts: { idleMs: 0, transactionMs: 0 },
