@@ -26,9 +26,12 @@ function readers(ctx: LayerContext, s: SessionRecord): SessionRecord[] {
 const neverExclusive =
   /^(?:SELECT|INSERT|UPDATE|DELETE|MERGE|WITH|VALUES|TABLE|SHOW|SET|RESET|BEGIN|START|COMMIT|END|ROLLBACK|ABORT|SAVEPOINT|RELEASE|PREPARE|EXECUTE|DEALLOCATE|EXPLAIN|COPY|LISTEN|UNLISTEN|NOTIFY|FETCH|MOVE|CLOSE|DECLARE|DISCARD|ANALYZE|CHECKPOINT|LOAD)$/i;
 
-/** Statements that cannot run in a transaction block, or that end or open one. */
+/**
+ * Statements that cannot run in a transaction block, or that end or open one: a procedure
+ * (CALL) or a DO block may commit, which only works outside a block.
+ */
 const outsideBlocks =
-  /^\s*(?:BEGIN|START|COMMIT|END|ROLLBACK|ABORT|SAVEPOINT|RELEASE|PREPARE\s+TRANSACTION|VACUUM|CLUSTER\s*;?\s*$|CREATE\s+DATABASE|DROP\s+DATABASE|ALTER\s+DATABASE|CREATE\s+TABLESPACE|DROP\s+TABLESPACE|ALTER\s+SYSTEM|REINDEX\s+(?:SYSTEM|DATABASE))\b|\bCONCURRENTLY\b/i;
+  /^\s*(?:BEGIN|START|COMMIT|END|ROLLBACK|ABORT|SAVEPOINT|RELEASE|PREPARE\s+TRANSACTION|VACUUM|CALL|CLUSTER\s*;?\s*$|CREATE\s+DATABASE|DROP\s+DATABASE|ALTER\s+DATABASE|CREATE\s+TABLESPACE|DROP\s+TABLESPACE|ALTER\s+SYSTEM|REINDEX\s+(?:SYSTEM|DATABASE))\b|\bCONCURRENTLY\b|^\s*DO\b[\s\S]*\b(?:COMMIT|ROLLBACK)\b/i;
 
 /**
  * How `s`'s `sql` is checked against the tables released transactions read: not at all
