@@ -687,7 +687,8 @@ export async function runQuery(
     if (seesSessions) {
       if (!reply.error) {
         noteSequenceCache(ctx, sql);
-        await notePrepared(ctx, s, sql);
+        const noted = notePrepared(ctx, s, sql);
+        if (noted) await noted;
       }
       await settle(ctx, s, reply, sql, params !== undefined);
       forgetLog(s);
@@ -771,7 +772,8 @@ async function finish(
     noteSequenceCache(ctx, sql);
     const asked = advisoryCalls.some((c) => c.fn !== 'unlock_all');
     noteAdvisory(ctx, s, advisoryCalls, asked ? await heldKeys(ctx) : undefined);
-    await notePrepared(ctx, s, sql);
+    const noted = notePrepared(ctx, s, sql);
+    if (noted) await noted;
   }
   await settle(ctx, s, reply, sql, params !== undefined);
   logStatement(ctx, s, sql, params, reply);

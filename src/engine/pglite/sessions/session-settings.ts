@@ -189,12 +189,17 @@ export function executedText(s: SessionRecord, sql: string): string {
  * Keeps `s`'s list of prepared statements up to date after `sql` ran without error, with
  * the types each one returns as PostgreSQL first planned it (`resultTypes`).
  */
-export async function notePrepared(
+export function notePrepared(
   ctx: LayerContext,
   s: SessionRecord,
   sql: string,
-): Promise<void> {
-  if (!/\b(?:PREPARE|DEALLOCATE|DISCARD)\b/i.test(sql)) return;
+): Promise<void> | undefined {
+  // Most statements touch no prepared statement: answered at once, with nothing to await.
+  return /\b(?:PREPARE|DEALLOCATE|DISCARD)\b/i.test(sql) ? notePreparedIn(ctx, s, sql) : undefined;
+}
+
+/** `notePrepared` for a statement that may prepare or deallocate. */
+async function notePreparedIn(ctx: LayerContext, s: SessionRecord, sql: string): Promise<void> {
   const made: string[] = [];
   for (const { sql: statement } of splitStatements(sql)) {
     const prepare = prepareStatement.exec(statement);
