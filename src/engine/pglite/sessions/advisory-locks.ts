@@ -1,6 +1,6 @@
 // Session-level advisory locks, kept by the layer, since every session shares the one backend.
 import { advisoryCalls, advisoryKey, xactAdvisoryCalls, type AdvisoryCall } from '../advisory';
-import { whose, type LayerContext, type SessionRecord } from './context';
+import { databaseOid, whose, type LayerContext, type SessionRecord } from './context';
 import { setAside } from './parking';
 import { notExpressible } from './replies';
 import { executedText } from './session-settings';
@@ -174,18 +174,13 @@ async function advisoryWait(
 
 /** The tag of advisory lock `key` (`5` or `1,2`), as DescribeLockTag writes it. */
 async function advisoryTag(ctx: LayerContext, key: string): Promise<string> {
-  if (ctx.databaseOid === undefined) {
-    const [read] = await ctx.backend.exec(
-      'SELECT oid::pg_catalog.text FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database()',
-    );
-    ctx.databaseOid = read!.rows[0]![0]!;
-  }
+  const database = await databaseOid(ctx);
   // One bigint key fills fields 2 and 3 with its high and low halves and field 4 with 1;
   // two int keys fill them as they are, with 2 (SET_LOCKTAG_INT64/INT32 in lockfuncs.c).
   const [a, b] = key.split(',').map(BigInt);
   const u32 = (n: bigint) => BigInt.asUintN(32, n).toString();
   const fields = b === undefined ? [u32(a! >> 32n), u32(a!), '1'] : [u32(a!), u32(b), '2'];
-  return `[${ctx.databaseOid},${fields.join(',')}]`;
+  return `[${database},${fields.join(',')}]`;
 }
 
 /**

@@ -457,7 +457,7 @@ export interface LayerContext {
   lostOnPark: { r: SessionRecord; why: string } | null;
   /** Connection slots, read from the engine when the first session asks for one. */
   slots: Slots | undefined;
-  /** The database's oid, for advisory lock tags; read when first needed. */
+  /** The database's oid, for lock tags; read when first needed (`databaseOid`). */
   databaseOid: string | undefined;
   /** The timer for the next deadline (see `expire`). */
   timer: ReturnType<typeof setTimeout> | undefined;
@@ -558,3 +558,14 @@ export function anotherHolds(ctx: LayerContext, s: SessionRecord, kind: Holding[
 
 /** How the reader knows a session: its application_name and its pid. */
 export const whose = (s: SessionRecord) => `${s.applicationName} (pid ${s.pid})`;
+
+/** The oid of the database the backend serves, as lock tags name it; read once. */
+export async function databaseOid(ctx: LayerContext): Promise<string> {
+  if (ctx.databaseOid === undefined) {
+    const [read] = await ctx.backend.exec(
+      'SELECT oid::pg_catalog.text FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database()',
+    );
+    ctx.databaseOid = read!.rows[0]![0]!;
+  }
+  return ctx.databaseOid;
+}

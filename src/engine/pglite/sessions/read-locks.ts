@@ -9,7 +9,7 @@
 import { leadingKeyword, splitStatements } from '../../split-statements';
 import type { BackendReply } from '../backend';
 import { mentions, statementNeeds } from '../waits';
-import type { LayerContext, ReadTable, SessionRecord } from './context';
+import { databaseOid, type LayerContext, type ReadTable, type SessionRecord } from './context';
 import { enter } from './parking';
 import { noteSpent, readTopXid, topXid } from './spent-xids';
 import type { Verdict } from './wait-checks';
@@ -67,9 +67,7 @@ async function readWait(
   reader: SessionRecord,
   table: ReadTable,
 ): Promise<Extract<Verdict, { verdict: 'waits' }>> {
-  const [db] = await ctx.backend.exec(
-    'SELECT oid::pg_catalog.text FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database()',
-  );
+  const database = await databaseOid(ctx);
   const seq = reader.xactSeq;
   const held = () =>
     ctx.sessions.has(reader.id) &&
@@ -79,7 +77,7 @@ async function readWait(
     verdict: 'waits',
     holder: reader,
     event: 'relation',
-    lock: `AccessExclusiveLock on relation ${table.oid} of database ${db!.rows[0]![0]}`,
+    lock: `AccessExclusiveLock on relation ${table.oid} of database ${database}`,
     held,
     table: { relname: table.relname, mode: 'AccessExclusiveLock' },
   };

@@ -685,11 +685,7 @@ export async function runQuery(
     reply = ran;
     await noteSessionReaders(ctx, sql, reply.error !== undefined);
     if (seesSessions) {
-      if (!reply.error) {
-        noteSequenceCache(ctx, sql);
-        const noted = notePrepared(ctx, s, sql);
-        if (noted) await noted;
-      }
+      if (!reply.error) await noteSessionState(ctx, s, sql);
       await settle(ctx, s, reply, sql, params !== undefined);
       forgetLog(s);
       await carryOut(ctx, await takeSignals(ctx));
@@ -759,6 +755,15 @@ async function stuckWait(
   });
 }
 
+/**
+ * Notes the session state `s`'s `sql`, which ran without error, may have made: prepared
+ * statements, and sequences that cache. Most statements make none, and wait for nothing.
+ */
+function noteSessionState(ctx: LayerContext, s: SessionRecord, sql: string): Promise<void> | void {
+  noteSequenceCache(ctx, sql);
+  return notePrepared(ctx, s, sql);
+}
+
 /** Takes in what `s`'s statement did: its advisory locks, prepared statements, state. */
 async function finish(
   ctx: LayerContext,
@@ -769,11 +774,9 @@ async function finish(
   advisoryCalls: readonly AdvisoryCall[],
 ): Promise<Outcome> {
   if (!reply.error) {
-    noteSequenceCache(ctx, sql);
     const asked = advisoryCalls.some((c) => c.fn !== 'unlock_all');
     noteAdvisory(ctx, s, advisoryCalls, asked ? await heldKeys(ctx) : undefined);
-    const noted = notePrepared(ctx, s, sql);
-    if (noted) await noted;
+    await noteSessionState(ctx, s, sql);
   }
   await settle(ctx, s, reply, sql, params !== undefined);
   logStatement(ctx, s, sql, params, reply);

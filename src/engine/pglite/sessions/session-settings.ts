@@ -141,10 +141,9 @@ export async function settingsAtEnd(
     list.find(([name]) => name === 'application_name')?.[1];
   s.applicationName = named(atBegin) ?? named(s.connectionSettings) ?? s.applicationName;
   if (ctx.loaded !== s) return;
+  // Loaded again from those, not saved from the backend first.
   s.settingsTouched = false;
-  ctx.loaded = null;
-  await ctx.backend.exec('RESET ALL; RESET ROLE');
-  if (s.prepared.size) await ctx.backend.exec('DEALLOCATE ALL');
+  await unloadSettings(ctx);
   await loadSettings(ctx, s);
 }
 
@@ -213,9 +212,9 @@ async function notePreparedIn(ctx: LayerContext, s: SessionRecord, sql: string):
     } else if (deallocate) s.prepared.delete(deallocate[1]!.toLowerCase());
   }
   const types = made.length > 0 ? await resultTypes(ctx, made) : new Map<string, string>();
-  for (const [name, types_] of types) {
+  for (const [name, returned] of types) {
     const entry = s.prepared.get(name);
-    if (entry) entry.resultTypes = types_;
+    if (entry) entry.resultTypes = returned;
   }
 }
 

@@ -11,6 +11,7 @@ import {
   type Waiter,
 } from './context';
 import { leadingKeyword, splitStatements } from '../../split-statements';
+import { statementNeeds } from '../waits';
 import { wake } from './in-flight';
 import {
   lostWhole,
@@ -73,15 +74,14 @@ function setsBeforeWait(s: SessionRecord, sql: string): string[] | null {
  * sequence, no data-changing CTE). The ACCESS SHARE lock a read takes is the exception.
  */
 function leavesNothing(statement: string): boolean {
-  const keyword = leadingKeyword(statement);
-  if (['SET', 'RESET', 'SHOW'].includes(keyword)) return true;
-  return (
-    ['SELECT', 'VALUES', 'TABLE', 'WITH'].includes(keyword) &&
-    !/\bFOR\s+(?:NO\s+KEY\s+UPDATE|UPDATE|KEY\s+SHARE|SHARE)\b|\b(?:INSERT|UPDATE|DELETE|MERGE)\b|\b(?:nextval|setval|pg_(?:try_)?advisory\w*|pg_notify|set_config|txid_current|pg_current_xact_id)\s*\(/i.test(
-      statement,
-    )
-  );
+  if (['SET', 'RESET', 'SHOW'].includes(leadingKeyword(statement))) return true;
+  // A read that takes no lock but ACCESS SHARE (no FOR UPDATE, no data-changing CTE).
+  return statementNeeds(statement).mode === 'AccessShareLock' && !leavesTraces.test(statement);
 }
+
+/** Functions whose effect outlasts the statement that calls them, before a later one waits. */
+const leavesTraces =
+  /\b(?:nextval|setval|pg_(?:try_)?advisory\w*|pg_notify|set_config|txid_current|pg_current_xact_id)\s*\(/i;
 
 /**
  * Whether `s`'s `sql`, a string of several outside a transaction block, has more than one
