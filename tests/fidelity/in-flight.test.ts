@@ -28,6 +28,29 @@ async function statementInFlight(engine: Engine) {
   return { during, activity, answer: [answer.fields.map((f) => f.name), answer.rows], after };
 }
 
+/**
+ * A sleep begun while its session is the only one, then watched from a session opened
+ * during it: the new session gets in at once and sees the sleeper active.
+ */
+async function sleepBegunAlone(engine: Engine) {
+  const sleeper = await engine.openSession({ applicationName: 'sleeper' });
+  const sleeping = sleeper.query('SELECT pg_sleep(1.2)');
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const started = performance.now();
+  const watcher = await engine.openSession({ applicationName: 'watcher' });
+  const activity = (
+    await watcher.query(
+      `SELECT state, wait_event_type, wait_event, query
+         FROM pg_stat_activity WHERE application_name = 'sleeper'`,
+    )
+  ).results[0]!.rows;
+  const seenWithinMs = performance.now() - started;
+  const answer = (await sleeping).results[0]!.rows;
+  await sleeper.close();
+  await watcher.close();
+  return { activity, seenBeforeItEnds: seenWithinMs < 700, answer };
+}
+
 describe('a statement in flight on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
 
@@ -40,5 +63,15 @@ describe('a statement in flight on PGlite and on PostgreSQL 18', () => {
     };
     expect(await statementInFlight(engines.server.engine)).toEqual(expected);
     expect(await statementInFlight(engines.pglite)).toEqual(expected);
+  });
+
+  it('keeps a sleep begun by a lone session in flight: a session opened meanwhile sees it active', async () => {
+    const expected = {
+      activity: [['active', 'Timeout', 'PgSleep', 'SELECT pg_sleep(1.2)']],
+      seenBeforeItEnds: true,
+      answer: [['']],
+    };
+    expect(await sleepBegunAlone(engines.server.engine)).toEqual(expected);
+    expect(await sleepBegunAlone(engines.pglite)).toEqual(expected);
   });
 });

@@ -97,14 +97,20 @@ describe('Stop', { timeout: 180_000 }, () => {
     expect(await rows(b, 'SELECT count(*) FROM t')).toEqual([['0']]);
   });
 
-  it('stops pg_sleep and pg_sleep_for in one session, and a statement queued behind another', async () => {
+  it('stops pg_sleep and pg_sleep_for slept in the backend, and a statement queued behind another', async () => {
     engine = await createNodePgliteEngine();
     const a = await engine.openSession({ applicationName: 'a' });
-    // Alone, pg_sleep is slept in the backend: only a replacement ends it early.
-    const sleep = settled(a.query('SELECT pg_sleep(600)'));
+    // A sleep that is not a statement of its own is slept in the backend: only a
+    // replacement ends it early. (`SELECT pg_sleep(n)` alone is kept in flight, and
+    // cancelled in the layer: the next test.)
+    const sleep = settled(a.query("SELECT pg_sleep(600), 'slept'"));
     await pause(800);
     expect((await engine.stop(a)).kind).toBe('replaced');
     expect(await sleep).toBe('57014');
+    const inFlight = settled(a.query('SELECT pg_sleep(600)'));
+    await pause(300);
+    expect(await engine.stop(a)).toEqual({ kind: 'cancelled' });
+    expect(await inFlight).toBe('57014');
     const b = await engine.openSession({ applicationName: 'b' });
     const sleepFor = settled(a.query("SELECT pg_sleep_for('10 minutes')"));
     await pause(800);

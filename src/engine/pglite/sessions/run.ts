@@ -538,7 +538,7 @@ export async function runQuery(
   }
   const outlasted = await sleepOutlasts(ctx, s, sql);
   if (outlasted) return notExpressible('statement-timeout', outlasted);
-  const sleepMs = inFlightMs(ctx, s, sql);
+  const sleepMs = inFlightMs(s, sql);
   if (sleepMs !== null) return startSleep(ctx, s, sql, sleepMs);
   // In a failed transaction every statement but its end fails at once: nothing waits.
   const failed = s.holding.kind === 'failed' || (ctx.resident === s && s.status === 'E');
