@@ -214,6 +214,11 @@ export const refusalKinds = [
    */
   'statement-timeout',
   /**
+   * A sleep (pg_sleep) that would outlast the session's transaction_timeout: PGlite has no
+   * timer signal to end the session, where a server ends it with FATAL 25P04.
+   */
+  'transaction-timeout',
+  /**
    * Another session's transaction could not be set aside for this statement (PREPARE
    * TRANSACTION failed a deferred constraint's check, or it had failed inside a savepoint)
    * and was rolled back, where on a server it would still be open with its locks and writes.

@@ -62,6 +62,25 @@ async function sleepsPastTimeout(engine: Engine) {
   return { shorter, alone, beside, after };
 }
 
+/**
+ * Sleeps against transaction_timeout: one that stays under it in a transaction block,
+ * then one that would outlast what is left of it, and, in a new session, a statement
+ * that is a transaction of its own and would outlast it.
+ */
+async function sleepsPastTransactionTimeout(engine: Engine) {
+  const s = await engine.openSession({ applicationName: 'sleeper' });
+  await s.query("SET transaction_timeout = '1s'");
+  await s.query('BEGIN');
+  const under = await answer(s, 'SELECT pg_sleep(0.3)');
+  const past = await answer(s, 'SELECT pg_sleep(0.9)');
+  await s.close().catch(() => undefined);
+  const alone = await engine.openSession({ applicationName: 'alone' });
+  await alone.query("SET transaction_timeout = '500ms'");
+  const statement = await answer(alone, 'SELECT pg_sleep(0.8)');
+  await alone.close().catch(() => undefined);
+  return { under, past, statement };
+}
+
 describe('session timeouts on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
 
@@ -106,5 +125,15 @@ describe('session timeouts on PGlite and on PostgreSQL 18', () => {
     expect(kindOf(onPglite.alone)).toBe('statement-timeout');
     expect(kindOf(onPglite.beside)).toBe('statement-timeout');
     expect(onPglite.after).toEqual(onServer.after);
+  });
+
+  it('a sleep past transaction_timeout ends the session with FATAL 25P04 on a server, and is refused on PGlite', async () => {
+    const ended = '25P04 terminating connection due to transaction timeout';
+    const onServer = await sleepsPastTransactionTimeout(engines.server.engine);
+    expect(onServer).toEqual({ under: [['']], past: ended, statement: ended });
+    const onPglite = await sleepsPastTransactionTimeout(engines.pglite);
+    expect(onPglite.under).toEqual(onServer.under);
+    expect(kindOf(onPglite.past)).toBe('transaction-timeout');
+    expect(kindOf(onPglite.statement)).toBe('transaction-timeout');
   });
 });

@@ -20,35 +20,61 @@ const sleepCall = /\bpg_sleep(?:_for|_until)?\s*\(/i;
 /** pg_sleep with a literal number of seconds. */
 const literalSleep = /\bpg_sleep\s*\(\s*(\d+(?:\.\d+)?)\s*\)/gi;
 
+/** A timeout a sleep would outlast: the setting, and its value as SHOW prints it. */
+export interface Outlasted {
+  setting: 'statement_timeout' | 'transaction_timeout';
+  limit: string;
+}
+
+/** A timeout a statement's own string or a parked transaction's SET LOCAL may set. */
+const timeoutSet = {
+  statement_timeout: /\bstatement_timeout\b/i,
+  transaction_timeout: /\btransaction_timeout\b/i,
+} as const;
+
 /**
- * The statement_timeout `s`'s sleeping statement would outlast, as SHOW prints it, or null:
- * a server cancels it when the time is up (57014), but PGlite runs in the page without
- * the timer signal that would interrupt it, and a sleep kept in flight is not cut short
- * either. A sleep whose length is not a literal, or a timeout set in the same string or
- * by SET LOCAL in a parked transaction, counts as outlasting it.
+ * The timeout `s`'s sleeping statement would outlast, or null. statement_timeout cancels
+ * the statement when the time is up (57014); transaction_timeout, counted from the start
+ * of its transaction (or of the statement, which is one), ends the session (FATAL 25P04).
+ * PGlite runs in the page without the timer signal that would interrupt it, and a sleep
+ * kept in flight is not cut short either. A sleep whose length is not a literal, or a
+ * timeout set in the same string or by SET LOCAL in a parked transaction, counts as
+ * outlasting it.
  */
 export async function sleepOutlasts(
   ctx: LayerContext,
   s: SessionRecord,
   sql: string,
-): Promise<string | null> {
+): Promise<Outlasted | null> {
   if (!sleepCall.test(sql)) return null;
   // In a failed transaction the statement fails at once, before it sleeps.
   if (s.holding.kind === 'failed' || (ctx.resident === s && s.status === 'E')) return null;
-  if (/\bstatement_timeout\b/i.test(sql)) return 'the one this string sets';
   const parkedSets = s.holding.kind === 'parked' ? s.holding.shape.replay : [];
-  if (parkedSets.some((st) => /\bstatement_timeout\b/i.test(st))) {
-    return 'the one its transaction set';
+  for (const setting of ['statement_timeout', 'transaction_timeout'] as const) {
+    if (timeoutSet[setting].test(sql)) return { setting, limit: 'the one this string sets' };
+    if (parkedSets.some((st) => timeoutSet[setting].test(st))) {
+      return { setting, limit: 'the one its transaction set' };
+    }
   }
   await enter(ctx, s);
-  const [shown] = await ctx.backend.exec('SHOW statement_timeout');
-  const limit = shown!.rows[0]![0]!;
-  const limitMs = durationMs(limit);
-  if (limitMs <= 0) return null;
+  const [statement, transaction] = await ctx.backend.exec(
+    'SHOW statement_timeout; SHOW transaction_timeout',
+  );
   const literals = [...sql.matchAll(literalSleep)];
   const calls = sql.match(new RegExp(sleepCall.source, 'gi'))?.length ?? 0;
   const sleptMs = literals.reduce((ms, [, seconds]) => ms + Number(seconds) * 1000, 0);
-  return literals.length < calls || sleptMs >= limitMs ? limit : null;
+  const unknown = literals.length < calls;
+  // The time its transaction has had already; none when the statement begins one.
+  const spentMs = s.xactStart ? ctx.now.getTime() - s.xactStart.getTime() : 0;
+  const limits = [
+    ['statement_timeout', statement!.rows[0]![0]!, 0],
+    ['transaction_timeout', transaction!.rows[0]![0]!, spentMs],
+  ] as const;
+  for (const [setting, limit, spent] of limits) {
+    const limitMs = durationMs(limit);
+    if (limitMs > 0 && (unknown || spent + sleptMs >= limitMs)) return { setting, limit };
+  }
+  return null;
 }
 
 /**
