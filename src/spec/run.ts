@@ -421,10 +421,21 @@ export class SpecRun {
         c.session.query(sql).catch(() => undefined),
         this.maxWait,
       );
-    // Idle sessions first: a step still running may be waiting for one of them.
+    // Idle sessions first: a step still running may be waiting for one of them. Then each
+    // session whose step ends meanwhile, at once: another step may be waiting for it.
     const running = this.conns.filter((c) => c.active && !c.active.done);
     for (const c of this.conns.slice(1)) if (!running.includes(c)) await quiet(c, 'ROLLBACK');
-    await Promise.all(running.map((c) => within(c.active!.settled, this.maxWait)));
+    const deadline = Date.now() + this.maxWait;
+    let still = running;
+    while (still.length > 0 && Date.now() < deadline) {
+      const settled = await within(
+        Promise.race(still.map((c) => c.active!.settled)),
+        deadline - Date.now(),
+      );
+      if (settled === timedOut) break;
+      for (const c of still) if (c.active!.done && c !== this.conns[0]) await quiet(c, 'ROLLBACK');
+      still = still.filter((c) => !c.active!.done);
+    }
     for (const c of this.conns) {
       c.active = null;
       c.unread = [];
