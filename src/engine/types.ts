@@ -188,6 +188,11 @@ export const refusalKinds = [
    * snapshot, which on a server has none: it would list that XID as running.
    */
   'stand-in-xid',
+  /**
+   * VACUUM while another session's transaction that held only locks is set aside: its
+   * prepared transaction's XID would hold back what a server's transaction does not.
+   */
+  'locks-hold-horizon',
   /** pg_stat_get_activity() and the pg_stat_get_backend functions: PGlite's one backend. */
   'backend-status',
   /** A session-level advisory lock the layer cannot follow (shared, or a computed key). */

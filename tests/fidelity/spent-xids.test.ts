@@ -3,9 +3,9 @@
 // age() answers as a server's does; VACUUM (VERBOSE) leaves its count out, and says why,
 // where one lies in what it counts, and prints PostgreSQL's own where none does.
 import { describe, expect, it } from 'vitest';
-import type { Engine, Notice } from '../../src/engine/types';
+import { NotExpressibleError, type Engine, type Notice } from '../../src/engine/types';
 import { answer, kindOf, within } from '../support/answer';
-import { bothEngines } from '../support/both-engines';
+import { bothEngines, vacuumTuples } from '../support/both-engines';
 
 type Step = [who: 'a' | 'b' | 'c', sql: string];
 
@@ -197,4 +197,50 @@ describe('counts of XIDs the layer spent', () => {
     expect(cutoffLine(pgliteFree)).toEqual(cutoffLine(serverFree));
     expect(cutoffLine(serverFree).count).toBe('0');
   });
+
+  /**
+   * A transaction that holds only a lock (an advisory one, then a table's) beside a
+   * DELETE and a VACUUM: what pg_stat_activity shows of it, then the VACUUM's tuples line.
+   */
+  async function lockHolderBeside(engine: Engine, lock: string): Promise<unknown[]> {
+    const a = await engine.openSession({ applicationName: 'a' });
+    const b = await engine.openSession({ applicationName: 'b' });
+    await b.query(
+      'DROP TABLE IF EXISTS ledger, other; CREATE TABLE other (id int); ' +
+        'CREATE TABLE ledger AS SELECT g AS id FROM generate_series(1, 10) g',
+    );
+    await a.query(`BEGIN; ${lock}`);
+    await b.query('DELETE FROM ledger WHERE id <= 4');
+    const got: unknown[] = [
+      await answer(
+        b,
+        'SELECT state, backend_xid IS NULL, backend_xmin IS NULL FROM pg_stat_activity ' +
+          "WHERE application_name = 'a'",
+      ),
+    ];
+    try {
+      const { notices } = await b.query('VACUUM (VERBOSE) ledger');
+      got.push(vacuumTuples(notices));
+    } catch (e) {
+      got.push(e instanceof NotExpressibleError ? e.kind : String(e));
+    }
+    await a.query('COMMIT');
+    await a.close();
+    await b.close();
+    return got;
+  }
+
+  it.each(['SELECT pg_advisory_xact_lock(7)', 'LOCK TABLE other IN SHARE MODE'])(
+    'a transaction that holds only a lock (%s) holds back no VACUUM on a server; PGlite shows it without XID or xmin, and refuses the VACUUM',
+    async (lock) => {
+      const onServer = await lockHolderBeside(engines.server.engine, lock);
+      expect(onServer).toEqual([
+        [['idle in transaction', 't', 't']],
+        'tuples: 4 removed, 6 remain, 0 are dead but not yet removable',
+      ]);
+      const [activity, vacuum] = await lockHolderBeside(engines.pglite, lock);
+      expect(activity).toEqual(onServer[0]);
+      expect(vacuum).toBe('locks-hold-horizon');
+    },
+  );
 });

@@ -81,6 +81,42 @@ async function sleepsPastTransactionTimeout(engine: Engine) {
   return { under, past, statement };
 }
 
+/**
+ * One session alone sets a timeout and says what SHOW reads, goes quiet past it, then
+ * sends a statement; another session opened after answers as usual.
+ */
+async function aloneThenTimedOut(engine: Engine, steps: string[], shown: string) {
+  const s = await engine.openSession({ applicationName: 'alone' });
+  const got: unknown[] = [];
+  for (const step of steps) got.push(await answer(s, step));
+  got.push(await answer(s, `SHOW ${shown}`));
+  await new Promise((resolve) => setTimeout(resolve, 900));
+  got.push(await answer(s, 'SELECT 1'));
+  await s.close().catch(() => undefined);
+  const after = await engine.openSession({ applicationName: 'after' });
+  got.push(await answer(after, 'SELECT 2'));
+  await after.close();
+  return got;
+}
+
+const aloneCases = [
+  {
+    name: 'idle_session_timeout',
+    steps: ["SET idle_session_timeout = '400ms'"],
+    ended: '57P05 terminating connection due to idle-session timeout',
+  },
+  {
+    name: 'idle_in_transaction_session_timeout',
+    steps: ["SET idle_in_transaction_session_timeout = '400ms'", 'BEGIN'],
+    ended: '25P03 terminating connection due to idle-in-transaction timeout',
+  },
+  {
+    name: 'transaction_timeout',
+    steps: ["BEGIN; SET LOCAL transaction_timeout = '400ms'"],
+    ended: '25P04 terminating connection due to transaction timeout',
+  },
+];
+
 describe('session timeouts on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
 
@@ -135,5 +171,26 @@ describe('session timeouts on PGlite and on PostgreSQL 18', () => {
     expect(onPglite.under).toEqual(onServer.under);
     expect(kindOf(onPglite.past)).toBe('transaction-timeout');
     expect(kindOf(onPglite.statement)).toBe('transaction-timeout');
+  });
+
+  it.each(aloneCases)(
+    '$name in a session alone: SHOW reads it, and once it runs out the next statement reads the FATAL',
+    async ({ name, steps, ended }) => {
+      const onServer = await aloneThenTimedOut(engines.server.engine, steps, name);
+      expect(onServer).toEqual([...steps.map(() => []), [['400ms']], ended, [['2']]]);
+      expect(await aloneThenTimedOut(engines.pglite, steps, name)).toEqual(onServer);
+    },
+  );
+
+  it('an aborted transaction past idle_in_transaction_session_timeout ends as on a server', async () => {
+    const steps = ["SET idle_in_transaction_session_timeout = '400ms'", 'BEGIN', 'SELECT 1 / 0'];
+    const onServer = await aloneThenTimedOut(engines.server.engine, steps, 'work_mem');
+    expect(onServer.slice(2)).toEqual([
+      '22012 division by zero',
+      '25P02 current transaction is aborted, commands ignored until end of transaction block',
+      '25P03 terminating connection due to idle-in-transaction timeout',
+      [['2']],
+    ]);
+    expect(await aloneThenTimedOut(engines.pglite, steps, 'work_mem')).toEqual(onServer);
   });
 });

@@ -86,7 +86,9 @@ export function sessionsJson(ctx: LayerContext, current: SessionRecord): string 
       wait_event: r.state.startsWith('idle') ? 'ClientRead' : r.waitEvent,
       state: r.state,
       query: r.query,
-      gid: r.holding.kind === 'parked' ? r.holding.gid : rowWaitXid(r),
+      // One that held only locks has no XID and no snapshot on a server: none is shown.
+      gid:
+        r.holding.kind === 'parked' ? (r.holding.locksOnly ? null : r.holding.gid) : rowWaitXid(r),
       emulated: r.holding.kind === 'parked' && r.holding.emulatedSnapshot,
       is_current: r === current,
       blocked_by: r.blockedBy?.pid ?? null,
@@ -191,10 +193,13 @@ export function sessionInfos(ctx: LayerContext): SessionInfo[] {
       blockedByPid: s.blockedBy?.pid ?? null,
       xid:
         s.holding.kind === 'parked'
-          ? s.holding.xid
+          ? s.holding.locksOnly
+            ? null // as a server has it: locks, and neither XID nor snapshot
+            : s.holding.xid
           : (standIn?.xid ?? (s.holding.kind === 'resident' ? s.xid : null)),
       emulated:
-        (s.holding.kind === 'parked' && s.holding.emulatedSnapshot) || standIn !== undefined,
+        (s.holding.kind === 'parked' && s.holding.emulatedSnapshot && !s.holding.locksOnly) ||
+        standIn !== undefined,
       watchdog: s.waitByWatchdog,
       replayedFrom: s.replayedFrom,
     };

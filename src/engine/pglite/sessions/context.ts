@@ -73,6 +73,12 @@ export type Holding =
       gid: string;
       xid: string;
       emulatedSnapshot: boolean;
+      /**
+       * It held locks and nothing else (no XID, no snapshot): its stand-in's XID stands for
+       * nothing a server has, and holds back VACUUM where a server's would not (spent-xids.ts,
+       * `horizonHeldByLocks`).
+       */
+      locksOnly?: true;
       /** Its isolation level: only a READ COMMITTED one may wait (see `runQuery`). */
       isolation: string;
       /** What it was before it was set aside, for when it is replayed to go on (resume.ts). */
@@ -142,8 +148,15 @@ export interface SessionRecord {
    * backend_xmin for a waiting statement (read from PostgreSQL when the wait began).
    */
   waitXmin: string | null;
-  /** idle_in_transaction_session_timeout and transaction_timeout in ms (0: off). */
-  timeouts: { idleMs: number; transactionMs: number };
+  /**
+   * idle_in_transaction_session_timeout, transaction_timeout and idle_session_timeout in
+   * ms (0: off), which timers.ts meets.
+   */
+  timeouts: { idleMs: number; transactionMs: number; sessionMs?: number };
+  /** It ran a statement that may set a timer the backend must not run (backend-timers.ts). */
+  armsTimers?: boolean;
+  /** Those timers' values, set to 0 in the backend until its next statement. */
+  disarmed?: { values: [name: string, value: string][]; local: boolean } | null;
   /** Session-level settings, saved while another session's are loaded in the backend. */
   settings: [name: string, value: string][];
   /**

@@ -1,6 +1,7 @@
 // The layer's calls, run one at a time and journaled, and the replay that makes them again.
 import type { SessionOptions } from '../../types';
 import { callBytes } from '../messages';
+import { disarmBackendTimers } from './backend-timers';
 import { checkpointDue, noteJournaled, takeCheckpoint } from './checkpoint';
 import { get, type LayerContext } from './context';
 import type { Outcome, QueryReply } from './replies';
@@ -56,6 +57,7 @@ export function serial<T>(
       else clearTimeout(ctx.timer);
       return await fn();
     } finally {
+      if (ctx.loaded?.armsTimers) await disarmBackendTimers(ctx);
       endCall(ctx);
       if (call && !ctx.replaying && ctx.watch) {
         ctx.watch.journal({ call, at: ctx.now.getTime(), tag });

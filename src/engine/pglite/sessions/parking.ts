@@ -1,4 +1,5 @@
 // Where each session's transaction is while others use the backend: resident, parked, set aside.
+import { rearmBackendTimers } from './backend-timers';
 import { splitStatements } from '../../split-statements';
 import type { BackendReply } from '../backend';
 import {
@@ -103,6 +104,7 @@ async function park(ctx: LayerContext, r: SessionRecord): Promise<void> {
   let xid = assigned!.rows[0]![0];
   holding.clockMs ??= Number(assigned!.rows[0]![1]);
   let emulatedSnapshot = false;
+  let locksOnly = false;
   if (xid === null) {
     const [cursors] = await backend.exec('SELECT pg_catalog.count(*) FROM pg_catalog.pg_cursors');
     const holdsSnapshot =
@@ -140,6 +142,7 @@ async function park(ctx: LayerContext, r: SessionRecord): Promise<void> {
     xid = taken!.rows[0]![0]!;
     noteSpent(ctx, xid);
     emulatedSnapshot = true;
+    locksOnly = !holdsSnapshot;
   }
   // Savepoints may have taken XIDs after its own, which a replay would spend: the first
   // XID after them all is read now (a replay is possible only while the log is kept).
@@ -160,6 +163,7 @@ async function park(ctx: LayerContext, r: SessionRecord): Promise<void> {
         gid,
         xid,
         emulatedSnapshot,
+        ...(locksOnly ? { locksOnly: true as const } : {}),
         isolation: holding.isolation,
         shape: shapeOf(holding),
         ...(xidsBefore ? { xidsBefore } : {}),
@@ -184,6 +188,7 @@ export async function enter(ctx: LayerContext, s: SessionRecord): Promise<void> 
   if (ctx.resident && ctx.resident !== s) await setAside(ctx, ctx.resident);
   await rollBackSpentStandIns(ctx);
   await loadSettings(ctx, s);
+  await rearmBackendTimers(ctx, s, 'session');
   if (s.holding.kind === 'released') {
     // The same kind of transaction, with its savepoints and settings made again.
     const shape = shapeOf(s.holding);
@@ -204,6 +209,7 @@ export async function enter(ctx: LayerContext, s: SessionRecord): Promise<void> 
     s.status = 'E';
   }
   if (s.holding.kind === 'resident') ctx.resident = s;
+  await rearmBackendTimers(ctx, s, 'local');
 }
 
 /** Updates `s` from the backend's transaction status after its statement. */
@@ -284,7 +290,7 @@ export async function settle(
       deferrable: deferrable === 'on',
     });
     s.xid = xid ?? null;
-    s.timeouts = { idleMs: durationMs(idle!), transactionMs: durationMs(xact!) };
+    s.timeouts = { ...s.timeouts, idleMs: durationMs(idle!), transactionMs: durationMs(xact!) };
   }
   // Statements past the one that failed never ran.
   splitStatements(sql).forEach(({ sql: statement }, i) => {

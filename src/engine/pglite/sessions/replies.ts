@@ -128,6 +128,11 @@ const refusalWords = {
         'rows others wrote since: what counts rows or dead ones, shows where rows lie or ' +
         'lists them in that order (no ORDER BY), or costs a plan by the pages they take ' +
         'would show it (Reset starts afresh)',
+  'locks-hold-horizon': (who: string) =>
+    `${who}'s transaction holds locks and nothing else: on a server it has no XID and no ` +
+    'snapshot, so VACUUM would remove the rows deleted since; here, to keep its locks while ' +
+    'the other sessions share the one backend, it is set aside as a prepared transaction, ' +
+    'which has an XID, and VACUUM would keep those rows as dead but not yet removable',
   'stand-in-xid': () =>
     'another session’s transaction has a snapshot and no XID; on a server that is all it ' +
     'holds, but here, while it is set aside, a stand-in transaction holds it, with an XID ' +

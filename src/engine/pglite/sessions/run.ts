@@ -1,4 +1,5 @@
 // Running a reader's statement: refused, made to wait, or run in its session's own transaction.
+import { noteBackendTimers } from './backend-timers';
 import type { BackendReply } from '../backend';
 import {
   answerTesterProbe,
@@ -42,7 +43,13 @@ import {
 import { calledNames, lockModes, statementNeeds } from '../waits';
 import { check, likelyHolder, mergeMatchedRows, parkedLocksOn, type Verdict } from './wait-checks';
 import { retryWaitersOn, setOrReset, waitFor, wakeWaiters } from './waiting';
-import { asksAge, spentSetting, uncountedRefusal, withholdCounts } from './spent-xids';
+import {
+  asksAge,
+  horizonHeldByLocks,
+  spentSetting,
+  uncountedRefusal,
+  withholdCounts,
+} from './spent-xids';
 import { replayTraceRefusal } from './replay-traces';
 import { readsStatistics, statisticsShared } from './statistics';
 import { runReader } from './watchdog';
@@ -452,6 +459,7 @@ export async function runQuery(
   }
   const facts = textFacts(sql);
   if (facts.changesSettings) {
+    noteBackendTimers(s, sql);
     s.settingsTouched = true;
     for (const name of customSettingsNamed(sql)) {
       if (!s.customSettings.includes(name)) s.customSettings.push(name);
@@ -502,6 +510,8 @@ export async function runQuery(
   }
   if (facts.backendLocks) return notExpressible('backend-locks', facts.backendLocks);
   if (facts.backendStatus) return notExpressible('backend-status', facts.backendStatus);
+  const heldBack = horizonHeldByLocks(ctx, s, sql);
+  if (heldBack) return heldBack;
   const statistics = facts.readsStatistics ? await statisticsShared(ctx, s, sql) : null;
   if (statistics) return notExpressible('statistics-shared', statistics);
   const traces = await replayTraceRefusal(ctx, s, sql);

@@ -9,7 +9,7 @@
 // (src/engine/ARCHITECTURE.md, "XIDs the layer spends".)
 import type { BackendReply } from '../backend';
 import type { Notice, StatementResult } from '../../types';
-import type { LayerContext } from './context';
+import { whose, type LayerContext, type SessionRecord } from './context';
 import { notExpressible, type QueryReply } from './replies';
 
 /** Notes `xid`, which the layer took and a server would not have. */
@@ -154,3 +154,26 @@ const withheldWords = (spent: number) =>
   ' that a server would not (to stand in for a snapshot, to check whether a statement ' +
   'would wait, or to let a set-aside transaction go on), so PostgreSQL counted more than ' +
   'a server would.';
+
+/** A VACUUM, which keeps what a running transaction may still see and removes the rest. */
+const vacuums = /(?:^|;)\s*VACUUM\b/i;
+
+/**
+ * A refusal for `s`'s VACUUM while another session's transaction that held only locks is
+ * set aside: on a server it has no XID and no snapshot, so it holds nothing back, but set
+ * aside here it is a prepared transaction with an XID (PREPARE TRANSACTION takes one), and
+ * VACUUM would keep every row deleted since as not yet removable. Null otherwise.
+ */
+export function horizonHeldByLocks(
+  ctx: LayerContext,
+  s: SessionRecord,
+  sql: string,
+): QueryReply | null {
+  if (!vacuums.test(sql)) return null;
+  for (const r of ctx.sessions.values()) {
+    if (r !== s && r.holding.kind === 'parked' && r.holding.locksOnly) {
+      return notExpressible('locks-hold-horizon', whose(r));
+    }
+  }
+  return null;
+}

@@ -21,7 +21,7 @@ export const longestTimerMs = 2 ** 31 - 1;
 export function mayFallDue(ctx: LayerContext): boolean {
   if (ctx.waiters.length > 0 || ctx.sleepers.size > 0) return true;
   for (const r of ctx.sessions.values()) {
-    if (r.timeouts.idleMs || r.timeouts.transactionMs) return true;
+    if (r.timeouts.idleMs || r.timeouts.transactionMs || r.timeouts.sessionMs) return true;
   }
   return false;
 }
@@ -81,11 +81,17 @@ async function endTimedOut(ctx: LayerContext, at: number): Promise<number> {
       r.timeouts.transactionMs && r.xactStart
         ? r.xactStart.getTime() + r.timeouts.transactionMs
         : Infinity;
+    const sessionEnds =
+      r.timeouts.sessionMs && r.state === 'idle'
+        ? r.stateChange.getTime() + r.timeouts.sessionMs
+        : Infinity;
     if (at >= xactEnds) {
       await terminate(ctx, r, '25P04', 'terminating connection due to transaction timeout');
     } else if (at >= idleEnds) {
       await terminate(ctx, r, '25P03', 'terminating connection due to idle-in-transaction timeout');
-    } else next = Math.min(next, idleEnds, xactEnds);
+    } else if (at >= sessionEnds) {
+      await terminate(ctx, r, '57P05', 'terminating connection due to idle-session timeout');
+    } else next = Math.min(next, idleEnds, xactEnds, sessionEnds);
   }
   return next;
 }
