@@ -95,6 +95,41 @@ async function xidAfterReplay(engine: Engine) {
   return order;
 }
 
+/**
+ * A session closed while its UPDATE waits for another's row: the server's backend waits
+ * on, and once the row is free the UPDATE runs and commits; then the session is gone.
+ */
+async function closedWhileWaiting(engine: Engine) {
+  const [a, b] = await sessions(engine, ['a', 'b']);
+  await a!.query(crate('closed_t', 1));
+  await a!.query("BEGIN; UPDATE closed_t SET v = 'a' WHERE id = 1");
+  const waiting = answer(b!, "UPDATE closed_t SET v = 'b' WHERE id = 1");
+  waiting.catch(() => undefined);
+  await within(waiting, 600);
+  await b!.close();
+  const call = await within(
+    // The server's client fails it as its connection ends; PGlite's with an error.
+    waiting.then(
+      (got) => (typeof got === 'string' ? 'failed' : got),
+      () => 'failed',
+    ),
+    3000,
+  );
+  const activity = await answer(
+    a!,
+    "SELECT state, wait_event_type FROM pg_stat_activity WHERE application_name = 'b'",
+  );
+  await a!.query('COMMIT');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const after = await answer(a!, 'SELECT v FROM closed_t');
+  const left = await answer(
+    a!,
+    "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'b'",
+  );
+  await a!.close();
+  return { call, activity, after, left };
+}
+
 describe('around a wait, on PGlite and on PostgreSQL 18', () => {
   const engines = bothEngines();
 
@@ -157,5 +192,16 @@ describe('around a wait, on PGlite and on PostgreSQL 18', () => {
     expect(await xidAfterReplay(engines.server.engine)).toEqual([['f']]);
     const onPglite = await xidAfterReplay(engines.pglite);
     if (kindOf(onPglite) !== 'xid-renumbered') expect(onPglite).toEqual([['f']]);
+  });
+
+  it('a session closed while its statement waits: the statement waits on, runs and commits, then the session is gone', async () => {
+    const expected = {
+      call: 'failed',
+      activity: [['active', 'Lock']],
+      after: [['b']],
+      left: [['0']],
+    };
+    expect(await closedWhileWaiting(engines.server.engine)).toEqual(expected);
+    expect(await closedWhileWaiting(engines.pglite)).toEqual(expected);
   });
 });

@@ -153,6 +153,8 @@ export interface SessionRecord {
    * ms (0: off), which timers.ts meets.
    */
   timeouts: { idleMs: number; transactionMs: number; sessionMs?: number };
+  /** Its client closed it while its statement waited: it ends once that statement has. */
+  closing?: boolean;
   /** It ran a statement that may set a timer the backend must not run (backend-timers.ts). */
   armsTimers?: boolean;
   /** Those timers' values, set to 0 in the backend until its next statement. */

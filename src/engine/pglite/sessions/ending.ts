@@ -1,5 +1,6 @@
 // How a session ends: closed by its client, or terminated by the server with a FATAL.
 import type { PgErrorFields } from '../../types';
+import type { QueryReply } from './replies';
 import { get, type LayerContext, type SessionRecord } from './context';
 import { noteAdvisory } from './advisory-locks';
 import { rollbackPrepared } from './parking';
@@ -25,11 +26,42 @@ export async function terminate(
   await wakeWaiters(ctx);
 }
 
-/** Ends session `id` as a disconnect would: its transaction rolls back, its state goes. */
+/** What a statement's caller reads when its session is closed before the statement ends. */
+const closedMidStatement: PgErrorFields = {
+  code: '08006',
+  severity: 'FATAL',
+  message: 'the session was closed before its statement ended',
+};
+
+/**
+ * Ends session `id` as a disconnect would: its transaction rolls back, its state goes. A
+ * server's backend notices a closed connection only when it next reads from it, so a
+ * statement waiting for a lock waits on, runs once it has the lock (outside a transaction
+ * block it commits), and only then does the session end (`endIfClosed`); its caller's
+ * call ends now. A sleep in flight ends now: it changes nothing.
+ */
 export async function closeSession(ctx: LayerContext, id: number): Promise<void> {
   if (ctx.ended.delete(id)) return;
+  const r = get(ctx, id);
+  const unanswered = {
+    ok: false,
+    error: closedMidStatement,
+    partial: { results: [], notices: [] },
+  };
+  const waiter = ctx.waiters.find((w) => w.s === r);
+  if (waiter) {
+    if (r.closing) return;
+    r.closing = true;
+    const caller = waiter.answer;
+    waiter.answer = () => {}; // no one reads it now
+    caller(unanswered as QueryReply);
+    return;
+  }
+  const sleeper = ctx.sleepers.get(r.id);
+  ctx.sleepers.delete(r.id);
+  sleeper?.answer(unanswered as QueryReply);
   const closed = { code: '08003', severity: 'ERROR', message: 'the session is closed' };
-  await end(ctx, get(ctx, id), closed);
+  await end(ctx, r, closed);
   ctx.ended.delete(id);
   await wakeWaiters(ctx);
 }
@@ -53,4 +85,10 @@ async function end(ctx: LayerContext, r: SessionRecord, why: PgErrorFields): Pro
     await backend.exec('DISCARD ALL');
     ctx.loaded = null;
   }
+}
+
+/** Ends `r` once its statement has answered, if its client closed it meanwhile. */
+export async function endIfClosed(ctx: LayerContext, r: SessionRecord): Promise<void> {
+  if (!r.closing || !ctx.sessions.has(r.id) || ctx.waiters.some((w) => w.s === r)) return;
+  await closeSession(ctx, r.id);
 }

@@ -12,6 +12,7 @@ import {
 } from './context';
 import { leadingKeyword, splitStatements } from '../../split-statements';
 import { statementNeeds } from '../waits';
+import { endIfClosed } from './ending';
 import { wake } from './in-flight';
 import {
   lostWhole,
@@ -280,6 +281,7 @@ export async function failWait(
   waiter.answer(reply);
   // The locks it gave up: a parked transaction's, or a closed one's reads (`released`).
   if (holding.kind === 'parked' || holding.kind === 'released') await wakeWaiters(ctx);
+  await endIfClosed(ctx, r);
   return true;
 }
 
@@ -298,6 +300,7 @@ export async function wakeWaiters(ctx: LayerContext): Promise<void> {
       if (now === null || now !== waiter.catalogWrites) {
         finishStatement(ctx, s);
         answer(notExpressible('catalog-changed'));
+        await endIfClosed(ctx, s);
         continue;
       }
     }
@@ -306,6 +309,7 @@ export async function wakeWaiters(ctx: LayerContext): Promise<void> {
     else {
       finishStatement(ctx, s);
       answer(outcome);
+      await endIfClosed(ctx, s);
     }
   }
 }
@@ -342,6 +346,7 @@ export async function retryWaitersOn(ctx: LayerContext, holder: SessionRecord): 
     else {
       finishStatement(ctx, s);
       answer(outcome);
+      await endIfClosed(ctx, s);
     }
   }
   await rollBackSpentStandIns(ctx);
