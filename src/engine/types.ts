@@ -214,13 +214,13 @@ export const refusalKinds = [
    */
   'shared-random',
   /**
-   * A sleep (pg_sleep) longer than the session's statement_timeout: PGlite has no timer
-   * signal to cancel it, where a server fails it with 57014.
+   * A sleep (pg_sleep) longer than the session's statement_timeout: PGlite's timers run
+   * only between statements, so none cancels it, where a server fails it with 57014.
    */
   'statement-timeout',
   /**
-   * A sleep (pg_sleep) that would outlast the session's transaction_timeout: PGlite has no
-   * timer signal to end the session, where a server ends it with FATAL 25P04.
+   * A sleep (pg_sleep) that would outlast the session's transaction_timeout: PGlite's timers
+   * run only between statements, so none ends it, where a server ends it with FATAL 25P04.
    */
   'transaction-timeout',
   /**

@@ -19,8 +19,7 @@ const settings = [
 ] as const;
 
 /** A statement that may set one of them; a session that ran one is watched from then on. */
-export const namesBackendTimer =
-  /\b(?:idle_in_transaction_session_timeout|idle_session_timeout|transaction_timeout)\b|\bRESET\s+ALL\b/i;
+const namesBackendTimer = new RegExp(`\\b(?:${settings.join('|')})\\b`, 'i');
 
 /** Notes that `s`'s `sql` may set one of the timers. */
 export function noteBackendTimers(s: SessionRecord, sql: string): void {

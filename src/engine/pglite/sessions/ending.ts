@@ -1,6 +1,5 @@
 // How a session ends: closed by its client, or terminated by the server with a FATAL.
 import type { PgErrorFields } from '../../types';
-import type { QueryReply } from './replies';
 import { get, type LayerContext, type SessionRecord } from './context';
 import { noteAdvisory } from './advisory-locks';
 import { rollbackPrepared } from './parking';
@@ -14,24 +13,10 @@ export async function terminate(
   message: string,
 ): Promise<void> {
   const fatal = { code, severity: 'FATAL', message };
-  const waiting = ctx.waiters.find((w) => w.s === r);
-  if (waiting) await removeWaiter(ctx, waiting);
-  const waiter = waiting ?? ctx.sleepers.get(r.id);
-  ctx.sleepers.delete(r.id);
-  await end(ctx, r, fatal);
-  if (waiter) {
-    ctx.ended.delete(r.id);
-    waiter.answer({ ok: false, error: fatal, partial: { results: [], notices: [] } });
-  }
+  // A statement it had running reads the FATAL now; else its next statement does.
+  if (await endAnswering(ctx, r, fatal)) ctx.ended.delete(r.id);
   await wakeWaiters(ctx);
 }
-
-/** What a statement's caller reads when its session is closed before the statement ends. */
-const closedMidStatement: PgErrorFields = {
-  code: '08006',
-  severity: 'FATAL',
-  message: 'the session was closed before its statement ended',
-};
 
 /**
  * Ends session `id` as a disconnect would: its transaction rolls back, its state goes. A
@@ -43,27 +28,35 @@ const closedMidStatement: PgErrorFields = {
 export async function closeSession(ctx: LayerContext, id: number): Promise<void> {
   if (ctx.ended.delete(id)) return;
   const r = get(ctx, id);
-  const unanswered = {
-    ok: false,
-    error: closedMidStatement,
-    partial: { results: [], notices: [] },
-  };
+  const closed = { code: '08003', severity: 'ERROR', message: 'the session is closed' };
   const waiter = ctx.waiters.find((w) => w.s === r);
   if (waiter) {
     if (r.closing) return;
     r.closing = true;
     const caller = waiter.answer;
     waiter.answer = () => {}; // no one reads it now
-    caller(unanswered as QueryReply);
+    caller({ ok: false, error: closed, partial: { results: [], notices: [] } });
     return;
   }
-  const sleeper = ctx.sleepers.get(r.id);
-  ctx.sleepers.delete(r.id);
-  sleeper?.answer(unanswered as QueryReply);
-  const closed = { code: '08003', severity: 'ERROR', message: 'the session is closed' };
-  await end(ctx, r, closed);
+  await endAnswering(ctx, r, closed);
   ctx.ended.delete(id);
   await wakeWaiters(ctx);
+}
+
+/**
+ * Ends `r` with `why`, which a statement of its still running (a wait, a sleep in flight)
+ * gets as its answer; whether one did.
+ */
+async function endAnswering(
+  ctx: LayerContext,
+  r: SessionRecord,
+  why: PgErrorFields,
+): Promise<boolean> {
+  const running = ctx.waiters.find((w) => w.s === r) ?? ctx.sleepers.get(r.id);
+  ctx.sleepers.delete(r.id);
+  await end(ctx, r, why);
+  running?.answer({ ok: false, error: why, partial: { results: [], notices: [] } });
+  return running !== undefined;
 }
 
 /** Rolls back whatever transaction `r` has, wherever it is, and forgets the session. */

@@ -20,24 +20,27 @@ const sleepCall = /\bpg_sleep(?:_for|_until)?\s*\(/i;
 /** pg_sleep with a literal number of seconds. */
 const literalSleep = /\bpg_sleep\s*\(\s*(\d+(?:\.\d+)?)\s*\)/gi;
 
-/** A timeout a sleep would outlast: the setting, and its value as SHOW prints it. */
+/**
+ * The timeouts a sleep may outlast, each with the refusal it gets and whether it counts
+ * from its transaction's start (transaction_timeout) or from the statement's.
+ */
+const timeouts = [
+  { setting: 'statement_timeout', kind: 'statement-timeout', fromTransaction: false },
+  { setting: 'transaction_timeout', kind: 'transaction-timeout', fromTransaction: true },
+] as const;
+
+/** A timeout a sleep would outlast: its refusal, and its value as SHOW prints it. */
 export interface Outlasted {
-  setting: 'statement_timeout' | 'transaction_timeout';
+  kind: (typeof timeouts)[number]['kind'];
   limit: string;
 }
-
-/** A timeout a statement's own string or a parked transaction's SET LOCAL may set. */
-const timeoutSet = {
-  statement_timeout: /\bstatement_timeout\b/i,
-  transaction_timeout: /\btransaction_timeout\b/i,
-} as const;
 
 /**
  * The timeout `s`'s sleeping statement would outlast, or null. statement_timeout cancels
  * the statement when the time is up (57014); transaction_timeout, counted from the start
  * of its transaction (or of the statement, which is one), ends the session (FATAL 25P04).
- * PGlite runs in the page without the timer signal that would interrupt it, and a sleep
- * kept in flight is not cut short either. A sleep whose length is not a literal, or a
+ * PGlite's timers run on the thread's event loop, which a statement running in the backend
+ * holds, so none interrupts it; and a sleep kept in flight is not cut short either. A sleep whose length is not a literal, or a
  * timeout set in the same string or by SET LOCAL in a parked transaction, counts as
  * outlasting it.
  */
@@ -50,29 +53,26 @@ export async function sleepOutlasts(
   // In a failed transaction the statement fails at once, before it sleeps.
   if (s.holding.kind === 'failed' || (ctx.resident === s && s.status === 'E')) return null;
   const parkedSets = s.holding.kind === 'parked' ? s.holding.shape.replay : [];
-  for (const setting of ['statement_timeout', 'transaction_timeout'] as const) {
-    if (timeoutSet[setting].test(sql)) return { setting, limit: 'the one this string sets' };
-    if (parkedSets.some((st) => timeoutSet[setting].test(st))) {
-      return { setting, limit: 'the one its transaction set' };
+  for (const { setting, kind } of timeouts) {
+    const named = new RegExp(`\\b${setting}\\b`, 'i');
+    if (named.test(sql)) return { kind, limit: 'the one this string sets' };
+    if (parkedSets.some((st) => named.test(st))) {
+      return { kind, limit: 'the one its transaction set' };
     }
   }
   await enter(ctx, s);
-  const [statement, transaction] = await ctx.backend.exec(
-    'SHOW statement_timeout; SHOW transaction_timeout',
-  );
+  const shown = await ctx.backend.exec(timeouts.map(({ setting }) => `SHOW ${setting}`).join(';'));
   const literals = [...sql.matchAll(literalSleep)];
   const calls = sql.match(new RegExp(sleepCall.source, 'gi'))?.length ?? 0;
   const sleptMs = literals.reduce((ms, [, seconds]) => ms + Number(seconds) * 1000, 0);
   const unknown = literals.length < calls;
   // The time its transaction has had already; none when the statement begins one.
   const spentMs = s.xactStart ? ctx.now.getTime() - s.xactStart.getTime() : 0;
-  const limits = [
-    ['statement_timeout', statement!.rows[0]![0]!, 0],
-    ['transaction_timeout', transaction!.rows[0]![0]!, spentMs],
-  ] as const;
-  for (const [setting, limit, spent] of limits) {
+  for (const [i, { kind, fromTransaction }] of timeouts.entries()) {
+    const limit = shown[i]!.rows[0]![0]!;
     const limitMs = durationMs(limit);
-    if (limitMs > 0 && (unknown || spent + sleptMs >= limitMs)) return { setting, limit };
+    const spent = fromTransaction ? spentMs : 0;
+    if (limitMs > 0 && (unknown || spent + sleptMs >= limitMs)) return { kind, limit };
   }
   return null;
 }

@@ -86,12 +86,12 @@ const refusalWords = {
     'this statement would not meet what it meets there',
   'statement-timeout': (limit: string) =>
     `this statement sleeps at least as long as statement_timeout (${limit}) allows: a ` +
-    'server cancels it when the time is up (57014), but PGlite runs in the page without ' +
-    'the timer signal that would interrupt it, so it would sleep on and answer',
+    'server cancels it when the time is up (57014), but PGlite’s timers run only between ' +
+    'statements, so nothing would interrupt it: it would sleep on and answer',
   'transaction-timeout': (limit: string) =>
     `this statement would sleep past the session's transaction_timeout (${limit}): a ` +
-    'server ends the session when the time is up (FATAL 25P04), but PGlite runs in the ' +
-    'page without the timer signal that would interrupt it, so it would sleep on and answer',
+    'server ends the session when the time is up (FATAL 25P04), but PGlite’s timers run ' +
+    'only between statements, so nothing would interrupt it: it would sleep on and answer',
   'shared-random': () =>
     'setseed() seeds random() for the backend, and every session here shares PGlite’s one ' +
     'backend, so one session’s seed would decide the numbers another draws, where on a ' +

@@ -547,10 +547,7 @@ export async function runQuery(
     if (others.length > 0) return notExpressible('waits-for-older', others.join(', '));
   }
   const outlasted = await sleepOutlasts(ctx, s, sql);
-  if (outlasted?.setting === 'statement_timeout') {
-    return notExpressible('statement-timeout', outlasted.limit);
-  }
-  if (outlasted) return notExpressible('transaction-timeout', outlasted.limit);
+  if (outlasted) return notExpressible(outlasted.kind, outlasted.limit);
   const sleepMs = inFlightMs(s, sql);
   if (sleepMs !== null) return startSleep(ctx, s, sql, sleepMs);
   // In a failed transaction every statement but its end fails at once: nothing waits.

@@ -7,6 +7,7 @@
 // more per spent XID than a server's. sim.age() leaves them out (sim-schema.ts); VACUUM's
 // counts are withheld, with the reason, where one lies in their span.
 // (src/engine/ARCHITECTURE.md, "XIDs the layer spends".)
+import { leadingKeyword, splitStatements } from '../../split-statements';
 import type { BackendReply } from '../backend';
 import type { Notice, StatementResult } from '../../types';
 import { whose, type LayerContext, type SessionRecord } from './context';
@@ -155,9 +156,6 @@ const withheldWords = (spent: number) =>
   'would wait, or to let a set-aside transaction go on), so PostgreSQL counted more than ' +
   'a server would.';
 
-/** A VACUUM, which keeps what a running transaction may still see and removes the rest. */
-const vacuums = /(?:^|;)\s*VACUUM\b/i;
-
 /**
  * A refusal for `s`'s VACUUM while another session's transaction that held only locks is
  * set aside: on a server it has no XID and no snapshot, so it holds nothing back, but set
@@ -169,7 +167,8 @@ export function horizonHeldByLocks(
   s: SessionRecord,
   sql: string,
 ): QueryReply | null {
-  if (!vacuums.test(sql)) return null;
+  // VACUUM keeps what a running transaction may still see and removes the rest.
+  if (!splitStatements(sql).some(({ sql: st }) => leadingKeyword(st) === 'VACUUM')) return null;
   for (const r of ctx.sessions.values()) {
     if (r !== s && r.holding.kind === 'parked' && r.holding.locksOnly) {
       return notExpressible('locks-hold-horizon', whose(r));
