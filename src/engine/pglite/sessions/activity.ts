@@ -4,6 +4,7 @@ import type { LayerContext, SessionRecord } from './context';
 import type { QueryReply } from './replies';
 import { terminate } from './ending';
 import { lostWhole } from './parking';
+import { tupleWait } from './tuple-locks';
 import { cancelWait } from './waiting';
 
 /** Statements that read the `sim` schema's view of the sessions, or signal one. */
@@ -83,7 +84,9 @@ export function sessionsJson(ctx: LayerContext, current: SessionRecord): string 
       state_change: r.stateChange.toISOString(),
       // A server's idle backend waits for its client: Client/ClientRead.
       wait_event_type: r.state.startsWith('idle') ? 'Client' : r.waitEventType,
-      wait_event: r.state.startsWith('idle') ? 'ClientRead' : r.waitEvent,
+      wait_event: r.state.startsWith('idle')
+        ? 'ClientRead'
+        : (tupleWait(ctx, r)?.event ?? r.waitEvent),
       state: r.state,
       query: r.query,
       // One that held only locks has no XID and no snapshot on a server: none is shown.
@@ -91,7 +94,7 @@ export function sessionsJson(ctx: LayerContext, current: SessionRecord): string 
         r.holding.kind === 'parked' ? (r.holding.locksOnly ? null : r.holding.gid) : rowWaitXid(r),
       emulated: r.holding.kind === 'parked' && r.holding.emulatedSnapshot,
       is_current: r === current,
-      blocked_by: r.blockedBy?.pid ?? null,
+      blocked_by: (tupleWait(ctx, r)?.blockedBy ?? r.blockedBy)?.pid ?? null,
       snapshot_xmin: r.waitXmin,
     })),
   );
@@ -189,8 +192,8 @@ export function sessionInfos(ctx: LayerContext): SessionInfo[] {
       xactStart: s.xactStart?.toISOString() ?? null,
       query: s.query,
       waitEventType: s.waitEventType,
-      waitEvent: s.waitEvent,
-      blockedByPid: s.blockedBy?.pid ?? null,
+      waitEvent: tupleWait(ctx, s)?.event ?? s.waitEvent,
+      blockedByPid: (tupleWait(ctx, s)?.blockedBy ?? s.blockedBy)?.pid ?? null,
       xid:
         s.holding.kind === 'parked'
           ? s.holding.locksOnly

@@ -6,6 +6,7 @@ import type { LockMode } from '../waits';
 import type { RowWait } from './recheck';
 import type { QueryReply } from './replies';
 import type { Slots } from './slots';
+import type { WaitedRow } from './tuple-locks';
 import type { LayerWatch } from './watchdog';
 
 /** A session's prepared statement, as the layer keeps it to make it again. */
@@ -122,6 +123,11 @@ export interface SessionRecord {
   xid: string | null;
   /** Counts the transactions it began, so a wait can tell its holder's has ended. */
   xactSeq: number;
+  /**
+   * The XIDs of savepoints the layer released into its open transaction (`xactSeq`) after
+   * they wrote: a statement run again undoably (recheck.ts). Rows it changed carry them.
+   */
+  savepointXids?: { xactSeq: number; xids: string[] };
   /**
    * The statements its open transaction ran, each with what PostgreSQL answered, so that
    * the transaction can be replayed once it is parked and must go on (resume.ts); null
@@ -291,6 +297,15 @@ export interface Waiter {
   standIn?: StandIn;
   /** For a wait on a row: what the recheck needs when the statement runs again. */
   rowWait?: RowWait;
+  /**
+   * The waiter holding the tuple lock it waits for, once its own holder ended: it waits on
+   * until that one's wait is over (tuple-locks.ts, `rowAhead`).
+   */
+  behind?: Waiter;
+  /** It waits on after a wait on a row, with that wait's snapshot (waiting.ts, `carriedOn`). */
+  carried?: true;
+  /** For a wait on a row known to it: which row, and its tuple lock's modes (tuple-locks.ts). */
+  row?: WaitedRow;
   /** For a wait on a table lock: the table and mode, which later requests queue behind. */
   table?: TableRequest;
   /**

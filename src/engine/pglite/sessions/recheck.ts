@@ -19,7 +19,13 @@ export interface RowWait {
   snapshot: string;
   /** The XID of the transaction whose row it waited for; null when not known (watchdog). */
   holderXid: string | null;
-  /** The relations that transaction had changed rows of (RowExclusiveLock). */
+  /**
+   * Other XIDs whose changes count as the holder's: those of savepoints released into its
+   * transaction (`savepointXidsOf`), and those of the transactions the statement waited
+   * for before (once the first ended, another had taken the row meanwhile).
+   */
+  alsoHolders?: string[];
+  /** The relations those transactions had changed rows of (RowExclusiveLock). */
   holderWrote: string[];
   /**
    * The rows the statement was to change, as its snapshot saw them, that the holder was
@@ -43,11 +49,11 @@ export interface MatchedRows {
 export type RecheckPlan =
   | { kind: 'as-is' }
   | { kind: 'refuse'; why: string }
-  /** Run it, and refuse if it touched a row the holder wrote (counted in `relations`). */
+  /** Run it, and refuse if it touched a row a holder wrote (counted in `relations`). */
   | {
       kind: 'guarded';
       relations: string[];
-      holderXid: string;
+      holderXids: string[];
       matched?: MatchedRows;
       /** It returns rows in the order a scan in the heap's order meets them. */
       inHeapOrder: boolean;
@@ -145,10 +151,10 @@ export async function recheckPlan(
   if (isolation !== 'read committed') {
     return { kind: 'refuse', why: `it runs in ${isolation.toUpperCase()}` };
   }
-  if (since.some((x) => x !== wait.holderXid)) {
+  const holderXids = [...(wait.alsoHolders ?? []), wait.holderXid!];
+  if (since.some((x) => !holderXids.includes(x))) {
     return { kind: 'refuse', why: 'other transactions committed while it waited' };
   }
-  const holderXid = wait.holderXid!;
   if (wait.holderWrote.length === 0) return { kind: 'as-is' };
   // An UPDATE that changes a partition key moves the row: it deletes it from one partition
   // and inserts it into another. A server's recheck that meets the old row fails with
@@ -178,7 +184,17 @@ export async function recheckPlan(
     return { kind: 'refuse', why: 'it is several statements' };
   }
   await enter(ctx, s);
+  // In a savepoint rolled back at once, in a transaction block: the locks planning takes
+  // (ROW EXCLUSIVE for an UPDATE) go with it, and the transaction is set aside as before
+  // if the statement waits again (waiting.ts); a plan that fails leaves it unharmed.
+  const inBlock = ctx.resident === s;
+  if (inBlock) await backend.exec('SAVEPOINT seat_ledger_plan');
   const explained = await backend.run(`EXPLAIN (FORMAT JSON) ${statements[0]!.sql}`, params);
+  if (inBlock) {
+    await backend.exec(
+      'ROLLBACK TO SAVEPOINT seat_ledger_plan; RELEASE SAVEPOINT seat_ledger_plan',
+    );
+  }
   if (explained.error) return { kind: 'refuse', why: 'its plan could not be read' };
   const [explainedPlan] = JSON.parse(explained.results[0]!.rows[0]![0]!) as { Plan: PlanNode }[];
   const relations = planRelations(explainedPlan!.Plan);
@@ -207,36 +223,42 @@ export async function recheckPlan(
   // may then come in another order.
   const inHeapOrder =
     /\bRETURNING\b/i.test(statements[0]!.sql) && heapOrderScan(explainedPlan!.Plan, touched);
-  return { kind: 'guarded', inHeapOrder, relations: touched, holderXid, matched: wait.matched };
+  return { kind: 'guarded', inHeapOrder, relations: touched, holderXids, matched: wait.matched };
 }
 
 /**
- * Rows of `relations` the holder wrote that nothing has locked or changed since, leaving
- * out the rows the statement was to change anyway (`matched`).
+ * The rows of `relations` the holders wrote, as they stand (each version's place and
+ * xmax), leaving out the rows the statement was to change anyway (`matched`): a row the
+ * statement locks or changes changes its entry. (An xmax of 0 would not do: a holder's
+ * row locked since by a transaction that rolled back keeps that one's XID as its xmax.)
+ * Empty when there are none.
  */
-async function untouchedRows(
+async function holderRows(
   ctx: LayerContext,
   relations: string[],
-  holderXid: string,
+  holderXids: string[],
   matched: MatchedRows | undefined,
-): Promise<number> {
-  let total = 0;
+): Promise<string> {
+  const prints: string[] = [];
   for (const rel of relations) {
     const keys = matched?.keys[rel];
     const key = keys
       ? `pg_catalog.json_build_array(${matched!.columns.map(quoteIdent).join(', ')})::pg_catalog.text`
       : '';
     const [found] = await ctx.backend.exec(
-      `SELECT pg_catalog.count(*) FROM ${quoteIdent(rel)}
-        WHERE xmin = $1::pg_catalog.xid AND xmax = '0'::pg_catalog.xid` +
+      `SELECT pg_catalog.string_agg(ctid::pg_catalog.text || ' ' || xmax::pg_catalog.text, ','
+                                    ORDER BY ctid)
+         FROM ${quoteIdent(rel)}
+        WHERE xmin::pg_catalog.text = ANY(pg_catalog.string_to_array($1, ','))` +
         (keys
           ? ` AND ${key} NOT IN (SELECT pg_catalog.jsonb_array_elements_text($2::pg_catalog.jsonb))`
           : ''),
-      keys ? [holderXid, JSON.stringify(keys)] : [holderXid],
+      keys ? [holderXids.join(','), JSON.stringify(keys)] : [holderXids.join(',')],
     );
-    total += Number(found!.rows[0]![0]);
+    const print = found!.rows[0]![0];
+    if (print) prints.push(`${rel}: ${print}`);
   }
-  return total;
+  return prints.join('; ');
 }
 
 export const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
@@ -248,7 +270,7 @@ export type Undone = { undone: 'notices' | 'touched' | 'order' };
  * Runs `sql`, which waited for a row, again in `s`'s transaction (in one of its own when
  * `s` has none), inside a savepoint, and keeps what it did only if it raised no notices
  * and `touched`, asked before and after, says the same; an error is kept only if
- * `touched` was 0 before, since a row it counts may be what failed the statement (one the
+ * `touched` was empty before, since a row it lists may be what failed the statement (one the
  * holder moved to another partition, which a server would not have followed). Notices: on
  * a server the statement ran part-way before it waited (its WHERE clause, a BEFORE
  * trigger, an index insertion that met the other row), so the notices raised up to there
@@ -260,7 +282,7 @@ export async function runUndoable(
   s: SessionRecord,
   sql: string,
   params: unknown[] | undefined,
-  touched: () => Promise<number> = () => Promise.resolve(0),
+  touched: () => Promise<string> = () => Promise.resolve(''),
   ordered: (reply: BackendReply) => boolean = () => true,
 ): Promise<BackendReply | 'stuck' | Undone> {
   const { backend } = ctx;
@@ -275,7 +297,7 @@ export async function runUndoable(
       ? null
       : reply.notices.length > 0
         ? 'notices'
-        : (reply.error ? before > 0 : (await touched()) !== before)
+        : (reply.error ? before !== '' : (await touched()) !== before)
           ? 'touched'
           : !reply.error && !ordered(reply)
             ? 'order'
@@ -316,10 +338,10 @@ export function runGuarded(
   params: unknown[] | undefined,
   {
     relations,
-    holderXid,
+    holderXids,
     matched,
     inHeapOrder,
-  }: { relations: string[]; holderXid: string; matched?: MatchedRows; inHeapOrder: boolean },
+  }: { relations: string[]; holderXids: string[]; matched?: MatchedRows; inHeapOrder: boolean },
 ): Promise<BackendReply | 'stuck' | Undone> {
   // Returned in the heap's order, more than one row may come otherwise than on a server.
   const ordered = (reply: BackendReply) =>
@@ -329,7 +351,7 @@ export function runGuarded(
     s,
     sql,
     params,
-    () => untouchedRows(ctx, relations, holderXid, matched),
+    () => holderRows(ctx, relations, holderXids, matched),
     ordered,
   );
 }

@@ -751,6 +751,8 @@ export async function resume(
   s.holding = { kind: 'resident', snapshotTaken: true, ...h.shape };
   s.status = 'T';
   s.xid = xid;
+  // Run again plainly, its statements' rows carry its new XID, not a savepoint's.
+  s.savepointXids = undefined;
   s.replayedFrom ??= h.xid;
   // Its rollback counted its own rows: the next time it is set aside, counting starts again.
   s.xactWrites = null;

@@ -42,7 +42,7 @@ import {
 } from './session-settings';
 import { calledNames, lockModes, statementNeeds } from '../waits';
 import { check, likelyHolder, mergeMatchedRows, parkedLocksOn, type Verdict } from './wait-checks';
-import { retryWaitersOn, setOrReset, waitFor, wakeWaiters } from './waiting';
+import { retryWaitersOn, setOrReset, waitFor, wakeWaiters, type WaitOn } from './waiting';
 import {
   asksAge,
   horizonHeldByLocks,
@@ -393,6 +393,30 @@ const locksNowait = (sql: string) => {
 };
 
 /**
+ * The wait on another parked transaction's row that `s`'s UPDATE or DELETE, woken from a
+ * wait on a row, meets now: on a server it followed the row to its newest version and
+ * found that locked too (another waiter took it first). Null when it meets none, or when
+ * it is not a plain UPDATE or DELETE, whose check looks without running anything (that of
+ * a SELECT … FOR UPDATE runs it when its rows are free, which a recheck must guard).
+ */
+async function waitsOnAnother(
+  ctx: LayerContext,
+  s: SessionRecord,
+  sql: string,
+  params: unknown[] | undefined,
+): Promise<(WaitOn & { holder: SessionRecord }) | null> {
+  const statements = splitStatements(sql);
+  if (statements.length !== 1 || statementNeeds(statements[0]!.sql).rows.kind !== 'modify') {
+    return null;
+  }
+  const verdict = await check(ctx, s, sql, params, { quiet: true });
+  if (verdict.verdict !== 'waits' || verdict.event !== 'transactionid') return null;
+  const { holder } = verdict;
+  if (holder?.holding.kind !== 'parked' || holder.holding.emulatedSnapshot) return null;
+  return { ...verdict, holder };
+}
+
+/**
  * Whether `sql` can run inside a savepoint and be undone: data statements only, not ones
  * that end or open a transaction, touch savepoints, or cannot run in a transaction block.
  */
@@ -557,8 +581,17 @@ export async function runQuery(
   const plan = rowWait && !failed ? await recheckPlan(ctx, s, sql, params, rowWait) : null;
   if (plan?.kind === 'refuse') return notExpressible('recheck', plan.why);
   if (plan?.kind === 'guarded') {
-    if (parked || (await parkedLocksOn(ctx, s, sql))) {
+    if (await parkedLocksOn(ctx, s, sql)) {
+      const next = await waitsOnAnother(ctx, s, sql, params);
+      if (next) return waitFor(ctx, s, sql, params, { ...next, carried: rowWait });
       return notExpressible('recheck', 'another parked transaction holds locks it meets');
+    }
+    // Its own transaction was set aside while it waited (it held the statement's locks):
+    // it goes on as a replay, as one that would run does (below), and runs from inside.
+    if (parked) {
+      const refused = (await resume(ctx, s, sql)) ?? (await replayTraceRefusal(ctx, s, sql));
+      if (refused) return refused;
+      parked = false;
     }
     const guarded = await runGuarded(ctx, s, sql, params, plan);
     if (guarded !== 'stuck' && 'undone' in guarded) {

@@ -101,12 +101,28 @@ export async function closeSavepoint(
   before: string | null,
   { kept, wrote }: { kept: boolean; wrote: boolean },
 ): Promise<string | null> {
-  const sub = before !== null && wrote ? await savepointXid(ctx) : null;
+  const sub = wrote && (before !== null || kept) ? await savepointXid(ctx) : null;
   const undo = kept ? '' : `ROLLBACK TO SAVEPOINT ${name}; `;
   const after = topXid(await ctx.backend.exec(`${undo}RELEASE SAVEPOINT ${name}; ${readTopXid}`));
-  noteProbe(ctx, before, after, { kept, sub });
+  noteProbe(ctx, before, after, { kept, sub: before !== null ? sub : null });
+  // Released into the transaction, the savepoint's XID stays on the rows it changed or
+  // locked, where a check looking for the transaction's rows must know it (wait-checks.ts).
+  if (kept && sub !== null && ctx.resident) {
+    // As rows carry it: an XID of 32 bits, without its epoch.
+    noteSavepointXid(ctx.resident, String(sub & 0xffffffffn));
+  }
   return after;
 }
+
+/** Notes `xid`, a savepoint's, as one of `s`'s open transaction's (`savepointXids`). */
+function noteSavepointXid(s: SessionRecord, xid: string): void {
+  const known = savepointXidsOf(s);
+  s.savepointXids = { xactSeq: s.xactSeq, xids: [...known, xid] };
+}
+
+/** The XIDs of `s`'s open transaction's savepoints that the layer released after they wrote. */
+export const savepointXidsOf = (s: SessionRecord): string[] =>
+  s.savepointXids?.xactSeq === s.xactSeq ? s.savepointXids.xids : [];
 
 /** Reads the top-level XID of the transaction open in the backend (`topXid`). */
 export const readTopXid = 'SELECT pg_catalog.pg_current_xact_id_if_assigned()::pg_catalog.text';
@@ -167,12 +183,11 @@ export function horizonHeldByLocks(
   s: SessionRecord,
   sql: string,
 ): QueryReply | null {
-  // VACUUM keeps what a running transaction may still see and removes the rest.
-  if (!splitStatements(sql).some(({ sql: st }) => leadingKeyword(st) === 'VACUUM')) return null;
   for (const r of ctx.sessions.values()) {
-    if (r !== s && r.holding.kind === 'parked' && r.holding.locksOnly) {
-      return notExpressible('locks-hold-horizon', whose(r));
-    }
+    if (r === s || r.holding.kind !== 'parked' || !r.holding.locksOnly) continue;
+    // VACUUM keeps what a running transaction may still see and removes the rest.
+    const vacuums = splitStatements(sql).some(({ sql: st }) => leadingKeyword(st) === 'VACUUM');
+    return vacuums ? notExpressible('locks-hold-horizon', whose(r)) : null;
   }
   return null;
 }

@@ -24,7 +24,14 @@ import { quoteIdent, type MatchedRows } from './recheck';
 import { readLocksCheck, readLockWait } from './read-locks';
 import { enter, setAside } from './parking';
 import { loadSettings } from './session-settings';
-import { closeSavepoint, noteSpent, openSavepoint, readTopXid, topXid } from './spent-xids';
+import {
+  closeSavepoint,
+  noteSpent,
+  openSavepoint,
+  readTopXid,
+  savepointXidsOf,
+  topXid,
+} from './spent-xids';
 import { runReader } from './watchdog';
 
 /** What `check` found a statement would do if sent now. */
@@ -94,12 +101,15 @@ async function parkedRelationLocks(
   );
 }
 
-/** The XIDs of parked transactions other than `s`'s, with the session each belongs to. */
+/**
+ * The XIDs of parked transactions other than `s`'s, with the session each belongs to: their
+ * own, and those of savepoints the layer released into them (`savepointXidsOf`).
+ */
 function parkedXids(ctx: LayerContext, s: SessionRecord): Map<string, SessionRecord> {
   return new Map(
     [...ctx.sessions.values()].flatMap((r) =>
       r !== s && r.holding.kind === 'parked' && !r.holding.emulatedSnapshot
-        ? [[r.holding.xid, r] as const]
+        ? [r.holding.xid, ...savepointXidsOf(r)].map((x) => [x, r] as const)
         : [],
     ),
   );

@@ -26,7 +26,9 @@ import type { MatchedRows, RowWait } from './recheck';
 import { cancelled, notExpressible, type Outcome, type QueryReply } from './replies';
 import { runQuery } from './run';
 import { loadSettings } from './session-settings';
+import { savepointXidsOf } from './spent-xids';
 import { expire } from './timers';
+import { rowAhead, waitedRow } from './tuple-locks';
 import { catalogWrites } from './write-counts';
 
 /** What a statement is to wait for, and how it shows in pg_stat_activity meanwhile. */
@@ -45,6 +47,12 @@ export interface WaitOn {
   matched?: MatchedRows;
   /** For a table lock: the table and the mode asked for, which later requests queue behind. */
   table?: TableRequest;
+  /**
+   * For a statement that waited on a row before and, once that wait ended, met the row
+   * locked by yet another transaction: what its first wait recorded. It waits on with the
+   * snapshot it took then (recheck.ts counts every holder's changes).
+   */
+  carried?: RowWait;
 }
 
 /** Whether `statement` is a SET or a RESET. */
@@ -93,6 +101,34 @@ function waitsPartWay(s: SessionRecord, sql: string): boolean {
   if (s.holding.kind !== 'none') return false;
   const statements = splitStatements(sql).map((st) => st.sql);
   return statements.filter((st) => !leavesNothing(st)).length > 1;
+}
+
+/**
+ * A row wait that follows `first` in the same statement: its snapshot is the first's, and
+ * the transactions whose changes a recheck must allow for are both waits' holders.
+ */
+function carriedOn(first: RowWait, next: RowWait): RowWait {
+  const keys = { ...first.matched?.keys };
+  for (const [rel, more] of Object.entries(next.matched?.keys ?? {})) {
+    keys[rel] = [...new Set([...(keys[rel] ?? []), ...more])];
+  }
+  const columns = first.matched?.columns ?? next.matched?.columns;
+  // Keys of one table by the same columns (its primary key), or none kept.
+  const sameColumns =
+    !first.matched ||
+    !next.matched ||
+    first.matched.columns.join(',') === next.matched.columns.join(',');
+  return {
+    snapshot: first.snapshot,
+    holderXid: next.holderXid,
+    alsoHolders: [
+      ...(first.alsoHolders ?? []),
+      ...(first.holderXid ? [first.holderXid] : []),
+      ...(next.alsoHolders ?? []),
+    ],
+    holderWrote: [...new Set([...first.holderWrote, ...next.holderWrote])],
+    ...(columns && sameColumns ? { matched: { columns, keys } } : {}),
+  };
 }
 
 /** Statements that write rows: waiting on a row, they hold an XID on a server. */
@@ -144,11 +180,14 @@ export async function waitFor(
   // A wait on a row: when it ends, the statement runs again only if that shows what a
   // server's recheck would (recheck.ts).
   const parked = holder?.holding.kind === 'parked' && !holder.holding.emulatedSnapshot;
-  const rowWait: RowWait | undefined =
+  const fresh: RowWait | undefined =
     wait.event === 'transactionid'
       ? {
           snapshot: snapshot!,
           holderXid: parked && holder.holding.kind === 'parked' ? holder.holding.xid : null,
+          ...(parked && savepointXidsOf(holder).length > 0
+            ? { alsoHolders: savepointXidsOf(holder) }
+            : {}),
           holderWrote:
             parked && holder.holding.kind === 'parked'
               ? (ctx.parkedLocksByGid.get(holder.holding.gid) ?? [])
@@ -158,6 +197,8 @@ export async function waitFor(
           ...(wait.matched ? { matched: wait.matched } : {}),
         }
       : undefined;
+  const rowWait = fresh && wait.carried ? carriedOn(wait.carried, fresh) : fresh;
+  if (rowWait !== fresh) s.waitXmin = rowWait!.snapshot.split(':')[0]!;
   // Its transaction is set aside: parked when it holds an XID or a snapshot (it goes on
   // once the wait ends by being replayed, see resume.ts), else closed. The waiting
   // statement holds its snapshot, which on a server pins the horizon; a parked
@@ -198,6 +239,9 @@ export async function waitFor(
   const lock =
     wait.lock ??
     (holder?.holding.kind === 'parked' ? `ShareLock on transaction ${holder.holding.xid}` : '');
+  // Which row it waits for, where that can be told: a later wait on the same row shows
+  // as one on its tuple lock (tuple-locks.ts).
+  const row = rowWait && holder ? await waitedRow(ctx, holder, sql) : null;
   const deadlockCheckAt = ctx.now.getTime() + Number(deadlockMs);
   // PGlite never fires these timers itself: the layer ends the wait as a server would.
   const timeouts = [
@@ -229,6 +273,8 @@ export async function waitFor(
     deadlockCheckAt,
     standIn,
     rowWait,
+    ...(row ? { row } : {}),
+    ...(wait.carried ? { carried: true as const } : {}),
     timeout,
     ...(wait.table ? { table: wait.table } : {}),
     ...(catalog !== undefined ? { catalogWrites: catalog } : {}),
@@ -279,8 +325,10 @@ export async function failWait(
   if (holding.kind !== 'none') r.holding = lostWhole(r) ?? { kind: 'failed' };
   setState(ctx, r, r.holding.kind === 'failed' ? 'idle in transaction (aborted)' : 'idle');
   waiter.answer(reply);
-  // The locks it gave up: a parked transaction's, or a closed one's reads (`released`).
-  if (holding.kind === 'parked' || holding.kind === 'released') await wakeWaiters(ctx);
+  // The locks it gave up: a parked transaction's, or a closed one's reads (`released`),
+  // or the tuple lock others wait behind (tuple-locks.ts).
+  const gaveUp = holding.kind === 'parked' || holding.kind === 'released';
+  if (gaveUp || ctx.waiters.some((w) => w.behind === waiter)) await wakeWaiters(ctx);
   await endIfClosed(ctx, r);
   return true;
 }
@@ -292,19 +340,49 @@ export async function wakeWaiters(ctx: LayerContext): Promise<void> {
     // A wake inside this one (a woken statement ended a transaction) may have taken it.
     if (!ctx.waiters.includes(waiter)) continue;
     if (!ctx.sessions.has(s.id) || waiter.held()) continue;
+    // Behind another that waits again for the same row, it waits on for the tuple lock:
+    // last in line, until that one's wait is over (tuple-locks.ts).
+    const ahead = rowAhead(ctx, waiter);
+    if (ahead) {
+      ctx.waiters.splice(ctx.waiters.indexOf(waiter), 1);
+      ctx.waiters.push(waiter);
+      waiter.held = () => ctx.waiters.includes(ahead);
+      waiter.behind = ahead;
+      s.blockedBy = ahead.s;
+      continue;
+    }
+    // Its stand-in is kept until it is known whether the statement waits on (below).
+    const { standIn } = waiter;
+    waiter.standIn = undefined;
     await removeWaiter(ctx, waiter);
     stopWaiting(s);
     if (waiter.catalogWrites !== undefined) {
       if (ctx.resident) await setAside(ctx, ctx.resident);
       const now = await catalogWrites(ctx);
       if (now === null || now !== waiter.catalogWrites) {
+        if (standIn) releaseStandIn(ctx, standIn);
+        await rollBackSpentStandIns(ctx);
         finishStatement(ctx, s);
         answer(notExpressible('catalog-changed'));
         await endIfClosed(ctx, s);
         continue;
       }
     }
-    const outcome = await runQuery(ctx, s, sql, params, rowWait);
+    let outcome: Outcome;
+    try {
+      outcome = await runQuery(ctx, s, sql, params, rowWait);
+    } catch (error) {
+      if (standIn) releaseStandIn(ctx, standIn);
+      throw error;
+    }
+    // Waiting on, for the row another transaction took meanwhile, the statement still holds
+    // the snapshot (and, a write, the XID) it took first: its stand-in stays.
+    const again = 'wait' in outcome ? ctx.waiters.find((w) => w.s === s) : undefined;
+    if (standIn && again?.carried && again.standIn) {
+      releaseStandIn(ctx, again.standIn);
+      again.standIn = standIn;
+    } else if (standIn) releaseStandIn(ctx, standIn);
+    await rollBackSpentStandIns(ctx);
     if ('wait' in outcome) outcome.wait.then(answer);
     else {
       finishStatement(ctx, s);
