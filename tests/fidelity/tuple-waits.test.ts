@@ -12,6 +12,8 @@ interface Pileup {
   hold: string;
   /** What each waiter sends, in turn: in a block of its own, unless it says `implicitly`. */
   waiters: string[];
+  /** One more waiter, which sends its statement once the holder has committed. */
+  late?: string;
   /** A waiter cancelled (by its index), before the holder commits or after. */
   cancel?: { who: number; when: 'before' | 'after' };
 }
@@ -24,8 +26,9 @@ const waitsQuery = (names: string[]) =>
   `SELECT application_name, state, wait_event_type, wait_event FROM pg_stat_activity
     WHERE application_name IN (${names.map((n) => `'${n}'`).join(', ')}) ORDER BY 1`;
 
-async function pileup(engine: Engine, { hold, waiters, cancel }: Pileup) {
-  const names = waiters.map((_, i) => `w${i + 1}`);
+async function pileup(engine: Engine, { hold, waiters, late, cancel }: Pileup) {
+  const all = late ? [...waiters, late] : waiters;
+  const names = all.map((_, i) => `w${i + 1}`);
   const holder = await engine.openSession({ applicationName: 'h' });
   const looker = await engine.openSession({ applicationName: 'look' });
   const sessions: Session[] = [];
@@ -37,12 +40,14 @@ async function pileup(engine: Engine, { hold, waiters, cancel }: Pileup) {
   await holder.query(`BEGIN; ${hold}`);
   const calls: Promise<unknown>[] = [];
   const seen: unknown[] = [];
-  for (const [i, sql] of waiters.entries()) {
+  const send = async (i: number) => {
+    const sql = all[i]!;
     const implicit = sql.startsWith(implicitly);
     const call = answer(sessions[i]!, implicit ? sql.slice(implicitly.length) : `BEGIN; ${sql}`);
     calls.push(call);
     seen.push(await within(call, 400));
-  }
+  };
+  for (const i of waiters.keys()) await send(i);
   seen.push(await answer(looker, waitsQuery(names)));
   const cancelled = async () => {
     await looker.query(`SELECT pg_cancel_backend(${sessions[cancel!.who]!.pid})`);
@@ -54,6 +59,10 @@ async function pileup(engine: Engine, { hold, waiters, cancel }: Pileup) {
   await holder.query('COMMIT');
   for (const call of calls) seen.push(await within(call, 600));
   seen.push(await answer(looker, waitsQuery(names)));
+  if (late) {
+    await send(waiters.length);
+    seen.push(await answer(looker, waitsQuery(names)));
+  }
   if (cancel?.when === 'after') await cancelled();
   for (const [i, s] of sessions.entries()) {
     await s.query('ROLLBACK').catch(() => undefined);
@@ -126,6 +135,37 @@ describe('statements waiting on one row, on PGlite and on PostgreSQL 18', () => 
           'SELECT id FROM pile_t WHERE id = 3 FOR SHARE',
         ],
         cancel: { who: 1, when: 'after' },
+      },
+    ],
+    [
+      'an UPDATE that followed the row to another’s new version waits without the tuple lock',
+      {
+        hold: "UPDATE pile_t SET v = 'h' WHERE id = 1",
+        waiters: [
+          "UPDATE pile_t SET v = 'a' WHERE id = 1 RETURNING v",
+          "UPDATE pile_t SET v = 'b' WHERE id = 1 RETURNING v",
+        ],
+        late: "UPDATE pile_t SET v = 'c' WHERE id = 1 RETURNING v",
+      },
+    ],
+    [
+      'INSERTs waiting on a key the holder inserted wait on its transaction only',
+      {
+        hold: "UPDATE pile_t SET v = 'h' WHERE id = 1; INSERT INTO pile_t VALUES (6, 'h')",
+        waiters: [
+          "INSERT INTO pile_t VALUES (6, 'a') ON CONFLICT DO NOTHING RETURNING v",
+          "INSERT INTO pile_t VALUES (6, 'b') ON CONFLICT (id) DO UPDATE SET v = 'b2' RETURNING v",
+        ],
+      },
+    ],
+    [
+      'a string that reads like a lock clause is not one',
+      {
+        hold: 'SELECT id FROM pile_t WHERE id = 1 FOR UPDATE',
+        waiters: [
+          'SELECT id FROM pile_t WHERE id = 1 FOR NO KEY UPDATE',
+          "SELECT id FROM pile_t WHERE id = 1 AND v <> 'for key share' FOR NO KEY UPDATE",
+        ],
       },
     ],
     [

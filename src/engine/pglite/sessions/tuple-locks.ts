@@ -8,7 +8,7 @@
 // Once the first has the row, the second takes the tuple lock and waits for the first's
 // transaction. The layer's waits are all on the holder (waiting.ts); what they show is
 // worked out here from the order in which they began.
-import { conflicts, type LockMode } from '../waits';
+import { blankStrings, conflicts, type LockMode } from '../waits';
 import { leadingKeyword, splitStatements } from '../../split-statements';
 import type { LayerContext, SessionRecord, Waiter } from './context';
 import { savepointXidsOf } from './spent-xids';
@@ -25,13 +25,20 @@ export interface WaitedRow {
  * The modes of the tuple lock `statement` takes on a row it must wait for, as heapam.c
  * maps row lock strengths to lock modes (tupleLockExtraInfo): FOR KEY SHARE takes ACCESS
  * SHARE, FOR SHARE ROW SHARE, FOR NO KEY UPDATE and an UPDATE of no key column EXCLUSIVE,
- * FOR UPDATE, DELETE and an UPDATE of a key column ACCESS EXCLUSIVE. Null when it is none
- * of these.
+ * FOR UPDATE, DELETE and an UPDATE of a key column ACCESS EXCLUSIVE. Null for anything
+ * else: an INSERT waits on a conflicting key for the inserting transaction alone, with
+ * no tuple lock, and what a MERGE or a statement behind a WITH waits with, its text does
+ * not say.
  */
 function tupleModes(statement: string): LockMode[] | null {
+  const keyword = leadingKeyword(statement);
+  if (!['SELECT', 'UPDATE', 'DELETE'].includes(keyword)) return null;
+  // Clauses only: a string that reads "for share" is not one.
+  const text = blankStrings(statement);
   const modes = new Set<LockMode>();
-  const clauses = statement.matchAll(/\bFOR\s+(KEY\s+SHARE|SHARE|NO\s+KEY\s+UPDATE|UPDATE)\b/gi);
-  for (const [, clause] of clauses) {
+  for (const [, clause] of text.matchAll(
+    /\bFOR\s+(KEY\s+SHARE|SHARE|NO\s+KEY\s+UPDATE|UPDATE)\b/gi,
+  )) {
     const strength = clause!.toUpperCase().replace(/\s+/g, ' ');
     modes.add(
       strength === 'KEY SHARE'
@@ -43,10 +50,9 @@ function tupleModes(statement: string): LockMode[] | null {
             : 'AccessExclusiveLock',
     );
   }
-  const keyword = leadingKeyword(statement);
   if (keyword === 'DELETE') modes.add('AccessExclusiveLock');
   // Whether an UPDATE changes a key column, its text alone does not say.
-  if (keyword === 'UPDATE' || keyword === 'MERGE' || /\bON\s+CONFLICT\b/i.test(statement)) {
+  if (keyword === 'UPDATE') {
     modes.add('ExclusiveLock');
     modes.add('AccessExclusiveLock');
   }
@@ -125,12 +131,14 @@ export function tupleWait(
 ): { event: 'tuple'; blockedBy: SessionRecord } | null {
   const at = ctx.waiters.findIndex((w) => w.s === r);
   const mine = ctx.waiters[at]?.row;
-  if (!mine) return null;
+  // One that waits again, having followed the row to a version another has since
+  // changed, waits for that one's transaction without a tuple lock (heapam_tuple_lock).
+  if (!mine || ctx.waiters[at]!.carried) return null;
   /** Those ahead on the same row: granted the tuple lock, or queued for it. */
   const granted: Waiter[] = [];
   const queued: Waiter[] = [];
   for (const w of ctx.waiters.slice(0, at + 1)) {
-    if (w.row?.id !== mine.id) continue;
+    if (w.row?.id !== mine.id || w.carried) continue;
     // A request waits when it conflicts with a lock granted, or with one queued ahead of it.
     const ahead = [...granted, ...queued];
     const conflict = ahead.map((o) => conflictOf(w.row!.modes, o.row!.modes));
@@ -166,6 +174,7 @@ export function rowAhead(ctx: LayerContext, w: Waiter): Waiter | null {
         e.s !== w.s &&
         e.row?.id === mine.id &&
         e.behind === undefined &&
+        !e.carried &&
         conflictOf(e.row.modes, mine.modes) === true &&
         // Ahead of it: waiting again, for what is still held (those behind it still wait
         // for the holder that ended, and are woken after it).
