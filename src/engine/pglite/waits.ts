@@ -122,7 +122,12 @@ const lockedKey = new RegExp(
 export function lockedKeyChange(
   sql: string,
 ): { table: string; key: string; subquery: string } | null {
-  const text = sql.replace(/--[^\n]*/g, ' ').trim();
+  // Comments are not clauses: a block comment before the verb hid it, and the statement
+  // went unchecked, to the watchdog.
+  const text = sql
+    .replace(/--[^\n]*/g, ' ')
+    .replace(/\/\*[\s\S]*?\*\//g, ' ')
+    .trim();
   const m = (/^\s*UPDATE\b/i.test(text) ? simpleUpdate : simpleDelete).exec(text);
   if (!m || !lockedKey.test(m[3] ?? '')) return null;
   // No other table joined in (UPDATE … FROM, DELETE … USING).
@@ -144,7 +149,12 @@ export function calledNames(sql: string): string[] {
 export const statementNeeds: (sql: string) => Readonly<StatementNeeds> = byText(needsOf);
 
 function needsOf(sql: string): StatementNeeds {
-  const text = sql.replace(/--[^\n]*/g, ' ').trim();
+  // Comments are not clauses: a block comment before the verb hid it, and the statement
+  // went unchecked, to the watchdog.
+  const text = sql
+    .replace(/--[^\n]*/g, ' ')
+    .replace(/\/\*[\s\S]*?\*\//g, ' ')
+    .trim();
   const verb = /^\s*(\w+)(?:\s+(\w+))?/.exec(text);
   const first = verb?.[1]?.toUpperCase() ?? '';
   const second = verb?.[2]?.toUpperCase() ?? '';

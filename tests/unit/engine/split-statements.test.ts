@@ -85,6 +85,20 @@ describe('mergeParts', () => {
   });
 });
 
+describe('statementNeeds with comments', () => {
+  it('reads the statement behind a block comment or a line comment', () => {
+    const claim = 'SELECT id FROM q WHERE id = 1 FOR UPDATE';
+    const plain = statementNeeds(claim);
+    expect(plain).toEqual({ mode: 'RowShareLock', rows: { kind: 'lock-rows' } });
+    expect(statementNeeds(`/* claim */ ${claim}`)).toEqual(plain);
+    expect(statementNeeds(`-- claim\n${claim}`)).toEqual(plain);
+    expect(statementNeeds('SELECT id FROM q /* FOR UPDATE */')).toEqual({
+      mode: 'AccessShareLock',
+      rows: { kind: 'none' },
+    });
+  });
+});
+
 describe('statementNeeds of ALTER TABLE', () => {
   const mode = (sql: string) => statementNeeds(sql).mode;
   it('takes the strongest lock of its subcommands, as AlterTableGetLockLevel does', () => {
