@@ -4,7 +4,7 @@ import type { LayerContext, SessionRecord } from './context';
 import type { QueryReply } from './replies';
 import { terminate } from './ending';
 import { lostWhole } from './parking';
-import { tupleWait } from './tuple-locks';
+import { shownWait } from './tuple-locks';
 import { cancelWait } from './waiting';
 
 /** Statements that read the `sim` schema's view of the sessions, or signal one. */
@@ -68,35 +68,41 @@ export function sessionsJson(ctx: LayerContext, current: SessionRecord): string 
     return standIn?.owed ? standIn.gid : null;
   };
   return JSON.stringify(
-    [...ctx.sessions.values()].map((r) => ({
-      pid: r.pid,
-      usename: r.role,
-      application_name: r.applicationName,
-      backend_start: r.backendStart.toISOString(),
-      // A statement outside a transaction block is its own transaction: it began with it.
-      // A block that failed outside any savepoint has no transaction any more, only the
-      // block (AbortTransaction reports none); one that failed in a savepoint keeps it.
-      xact_start:
-        r.state === 'idle in transaction (aborted)' && !lostWhole(r)
-          ? null
-          : ((r.xactStart ?? (r.state === 'active' ? r.queryStart : null))?.toISOString() ?? null),
-      query_start: r.queryStart?.toISOString() ?? null,
-      state_change: r.stateChange.toISOString(),
-      // A server's idle backend waits for its client: Client/ClientRead.
-      wait_event_type: r.state.startsWith('idle') ? 'Client' : r.waitEventType,
-      wait_event: r.state.startsWith('idle')
-        ? 'ClientRead'
-        : (tupleWait(ctx, r)?.event ?? r.waitEvent),
-      state: r.state,
-      query: r.query,
-      // One that held only locks has no XID and no snapshot on a server: none is shown.
-      gid:
-        r.holding.kind === 'parked' ? (r.holding.locksOnly ? null : r.holding.gid) : rowWaitXid(r),
-      emulated: r.holding.kind === 'parked' && r.holding.emulatedSnapshot,
-      is_current: r === current,
-      blocked_by: (tupleWait(ctx, r)?.blockedBy ?? r.blockedBy)?.pid ?? null,
-      snapshot_xmin: r.waitXmin,
-    })),
+    [...ctx.sessions.values()].map((r) => {
+      const shown = shownWait(ctx, r);
+      return {
+        pid: r.pid,
+        usename: r.role,
+        application_name: r.applicationName,
+        backend_start: r.backendStart.toISOString(),
+        // A statement outside a transaction block is its own transaction: it began with it.
+        // A block that failed outside any savepoint has no transaction any more, only the
+        // block (AbortTransaction reports none); one that failed in a savepoint keeps it.
+        xact_start:
+          r.state === 'idle in transaction (aborted)' && !lostWhole(r)
+            ? null
+            : ((r.xactStart ?? (r.state === 'active' ? r.queryStart : null))?.toISOString() ??
+              null),
+        query_start: r.queryStart?.toISOString() ?? null,
+        state_change: r.stateChange.toISOString(),
+        // A server's idle backend waits for its client: Client/ClientRead.
+        wait_event_type: r.state.startsWith('idle') ? 'Client' : r.waitEventType,
+        wait_event: r.state.startsWith('idle') ? 'ClientRead' : shown.event,
+        state: r.state,
+        query: r.query,
+        // One that held only locks has no XID and no snapshot on a server: none is shown.
+        gid:
+          r.holding.kind === 'parked'
+            ? r.holding.locksOnly
+              ? null
+              : r.holding.gid
+            : rowWaitXid(r),
+        emulated: r.holding.kind === 'parked' && r.holding.emulatedSnapshot,
+        is_current: r === current,
+        blocked_by: shown.blockedBy?.pid ?? null,
+        snapshot_xmin: r.waitXmin,
+      };
+    }),
   );
 }
 
@@ -183,6 +189,7 @@ export async function carryOut(
 export function sessionInfos(ctx: LayerContext): SessionInfo[] {
   return [...ctx.sessions.values()].map((s) => {
     const standIn = ctx.waiters.find((w) => w.s === s)?.standIn;
+    const shown = shownWait(ctx, s);
     return {
       id: s.id,
       pid: s.pid,
@@ -192,8 +199,8 @@ export function sessionInfos(ctx: LayerContext): SessionInfo[] {
       xactStart: s.xactStart?.toISOString() ?? null,
       query: s.query,
       waitEventType: s.waitEventType,
-      waitEvent: tupleWait(ctx, s)?.event ?? s.waitEvent,
-      blockedByPid: (tupleWait(ctx, s)?.blockedBy ?? s.blockedBy)?.pid ?? null,
+      waitEvent: shown.event,
+      blockedByPid: shown.blockedBy?.pid ?? null,
       xid:
         s.holding.kind === 'parked'
           ? s.holding.locksOnly

@@ -12,6 +12,7 @@ import { blankStrings, conflicts, type LockMode } from '../waits';
 import { leadingKeyword, splitStatements } from '../../split-statements';
 import type { LayerContext, SessionRecord, Waiter } from './context';
 import { savepointXidsOf } from './spent-xids';
+import { parkedCte } from './write-counts';
 
 /** The row a waiter waits for, and the modes its tuple lock may have. */
 export interface WaitedRow {
@@ -63,9 +64,9 @@ function tupleModes(statement: string): LockMode[] | null {
  * The row `sql` waits for, held by `holder`'s parked transaction, when that can be told:
  * the transaction holds exactly one row (its XID, or a savepoint's the layer released into
  * it, is the xmax of one row in the tables it holds row locks on), so any statement that
- * waits for it waits for that row. Null when it
- * holds several, when rows may carry its savepoints' XIDs, when a table hides rows (row
- * security) or cannot be read, or when the statement's tuple lock mode is not known.
+ * waits for it waits for that row. Null when it holds several, when rows may carry the
+ * XIDs of savepoints of its own, when a table hides rows (row security) or cannot be read,
+ * or when the statement's tuple lock mode is not known.
  */
 export async function waitedRow(
   ctx: LayerContext,
@@ -83,13 +84,10 @@ export async function waitedRow(
   const modes = tupleModes(statements[0]!.sql);
   if (!modes) return null;
   const [tables] = await ctx.backend.exec(
-    `WITH holder AS (
-       SELECT l.virtualtransaction FROM pg_catalog.pg_locks l JOIN pg_catalog.pg_prepared_xacts p
-           ON l.locktype = 'transactionid' AND l.transactionid = p.transaction
-        WHERE p.gid = $1)
+    `WITH ${parkedCte}
      SELECT DISTINCT pg_catalog.format('%I.%I', n.nspname, c.relname),
             c.relrowsecurity OR NOT pg_catalog.has_table_privilege(c.oid, 'SELECT')
-       FROM pg_catalog.pg_locks l JOIN holder USING (virtualtransaction)
+       FROM pg_catalog.pg_locks l JOIN parked USING (virtualtransaction)
        JOIN pg_catalog.pg_class c ON c.oid = l.relation
        JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
       WHERE l.locktype = 'relation' AND l.mode IN ('RowShareLock', 'RowExclusiveLock')
@@ -125,7 +123,7 @@ function conflictOf(a: LockMode[], b: LockMode[]): boolean | null {
  * blocked by the waiter holding the tuple lock (the first one whose mode conflicts). Null
  * when it shows what its wait records (Lock/transactionid, blocked by the row's holder).
  */
-export function tupleWait(
+function tupleWait(
   ctx: LayerContext,
   r: SessionRecord,
 ): { event: 'tuple'; blockedBy: SessionRecord } | null {
@@ -149,12 +147,20 @@ export function tupleWait(
       continue;
     }
     if (!waits) return null;
-    // pg_blocking_pids names the holders of the tuple lock first, then those queued ahead.
+    // Shown blocked by one that holds the tuple lock, else by the first queued ahead.
     const blocker =
       ahead.find((o, i) => conflict[i] && granted.includes(o)) ?? ahead[conflict.indexOf(true)]!;
     return { event: 'tuple', blockedBy: blocker.s };
   }
   return null;
+}
+
+/** What `r`'s wait shows: its event, and the session it is blocked by (`tupleWait`). */
+export function shownWait(
+  ctx: LayerContext,
+  r: SessionRecord,
+): { event: string | null; blockedBy: SessionRecord | null } {
+  return tupleWait(ctx, r) ?? { event: r.waitEvent, blockedBy: r.blockedBy };
 }
 
 /**
