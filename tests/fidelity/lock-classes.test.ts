@@ -2,7 +2,7 @@
 // PostgreSQL 18: the answer must be the server's, or a refusal that names its kind.
 import { describe, expect, it } from 'vitest';
 import type { Engine, Session } from '../../src/engine/types';
-import { answer, kindOf, within } from '../support/answer';
+import { answer, answerOrLockWait, kindOf, within } from '../support/answer';
 import { bothEngines } from '../support/both-engines';
 
 async function sessions(engine: Engine, n: number): Promise<Session[]> {
@@ -208,7 +208,7 @@ async function lockQueue(engine: Engine) {
   await setup!.query('DROP TABLE IF EXISTS queue; CREATE TABLE queue ()');
   await reader!.query('BEGIN; LOCK TABLE queue IN ACCESS SHARE MODE');
   const exclusive = answer(locker!, 'BEGIN; LOCK TABLE queue IN ACCESS EXCLUSIVE MODE');
-  await within(exclusive, 300);
+  await answerOrLockWait(exclusive, setup!, locker!);
   await other!.query('BEGIN');
   const behind = await within(answer(other!, 'LOCK TABLE queue IN ACCESS SHARE MODE'), 400);
   const ahead = await within(answer(reader!, 'LOCK TABLE queue IN ROW SHARE MODE'), 2000);
@@ -234,7 +234,7 @@ async function deadlockInQueue(engine: Engine, first: 'read' | 'write') {
   await a!.query(`BEGIN; ${take}`);
   await b!.query(`BEGIN; ${take}`);
   const aLocks = answer(a!, 'LOCK TABLE ring IN ACCESS EXCLUSIVE MODE');
-  const aFirst = await within(aLocks, 300);
+  const aFirst = await answerOrLockWait(aLocks, setup!, a!);
   const bLocks = await within(answer(b!, 'LOCK TABLE ring IN ACCESS EXCLUSIVE MODE'), 400);
   const aAfter = await within(aLocks, 2000);
   await a!.query('COMMIT');
