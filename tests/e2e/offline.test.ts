@@ -96,6 +96,10 @@ describe('reading offline after the first visit', () => {
     const other = await site.newPage();
     await other.goto(`${site.url}lab/`, { waitUntil: 'load' });
     await other.locator('[data-demo="console"][data-engine="ready"]').waitFor({ timeout: 120_000 });
+    // The page tells the service worker what it fetched a moment after its engine is ready,
+    // and the worker keeps what is missing: the cache goes once that has happened, or the
+    // worker could put it back before the reload.
+    await other.locator('html[data-offline="engine"]').waitFor({ timeout: 120_000 });
     await other.evaluate(async () => {
       for (const name of await caches.keys())
         if (name.includes(' engine ')) await caches.delete(name);
