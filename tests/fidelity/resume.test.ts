@@ -3,7 +3,7 @@
 // PostgreSQL 18: PGlite must answer as the server does, or refuse by kind, never differ.
 import { describe, expect, it } from 'vitest';
 import type { Engine, Session } from '../../src/engine/types';
-import { answer, kindOf, within } from '../support/answer';
+import { answer, answerOrLockWait, kindOf, within } from '../support/answer';
 import { bothEngines } from '../support/both-engines';
 
 /**
@@ -162,7 +162,7 @@ async function ownDeadlockTimeout(engine: Engine) {
   await a!.query("BEGIN; SET deadlock_timeout = '100s'; LOCK TABLE tray");
   await b!.query("BEGIN; SET deadlock_timeout = '50ms'; LOCK TABLE lid");
   const first = answer(a!, 'LOCK TABLE lid');
-  const firstEarly = await within(first, 300);
+  const firstEarly = await answerOrLockWait(first, c!, a!);
   const second = await within(answer(b!, 'LOCK TABLE tray'), 5000);
   await c!.query('INSERT INTO shelf VALUES (1)');
   await b!.query('ROLLBACK');

@@ -2,6 +2,7 @@
 // beside PGlite.
 import { describe, expect, it } from 'vitest';
 import type { Engine, Session } from '../../src/engine/types';
+import { answerOrLockWait } from '../support/answer';
 import { bothEngines } from '../support/both-engines';
 
 /** `done` when `query` succeeds; else its SQLSTATE, or the error's name and message. */
@@ -18,6 +19,13 @@ function within<T>(what: Promise<T>, ms: number): Promise<T | 'still waiting'> {
     what,
     new Promise<'still waiting'>((r) => setTimeout(() => r('still waiting'), ms)),
   ]);
+}
+
+/** Until `call` is answered or `s` is seen waiting: a fixed pause is too short on a busy machine. */
+async function untilWaiting(engine: Engine, s: Session, call: Promise<unknown>) {
+  const looker = await engine.openSession();
+  await answerOrLockWait(call, looker, s);
+  await looker.close();
 }
 
 async function updateOfMovedRow(engine: Engine) {
@@ -98,7 +106,7 @@ async function twoRowDeadlock(engine: Engine) {
         e.code ? `${e.code} ${e.message}\n${e.detail}` : `${e.name}: ${e.message}`,
     );
   const first = withDetail(a.query('UPDATE pair SET v = 2 WHERE id = 2'));
-  await within(first, 200);
+  await untilWaiting(engine, a, first);
   const second = withDetail(b.query('UPDATE pair SET v = 2 WHERE id = 1'));
   const outcomes = [await first, await second].map((text) =>
     text
@@ -137,9 +145,9 @@ async function cancelledWaitFreesItsRows(engine: Engine) {
   await a.query('BEGIN; UPDATE pair SET v = 1 WHERE id = 1');
   await b.query('BEGIN; UPDATE pair SET v = 1 WHERE id = 2');
   const first = outcome(a.query('UPDATE pair SET v = 2 WHERE id = 2'));
-  await within(first, 200);
+  await untilWaiting(engine, a, first);
   const third = outcome(c.query('UPDATE pair SET v = 3 WHERE id = 1'));
-  await within(third, 200);
+  await untilWaiting(engine, c, third);
   // A server's backend reports itself idle a moment before it starts to wait for its
   // client (ClientRead): read again until no idle session is caught in between.
   const activity = async () => {
@@ -179,7 +187,7 @@ async function cancelFromATransaction(engine: Engine) {
   );
   await holder.query('BEGIN; UPDATE trio SET v = 1 WHERE id = 1');
   const waiting = outcome(waiter.query('UPDATE trio SET v = 2 WHERE id = 1'));
-  await within(waiting, 200);
+  await untilWaiting(engine, waiter, waiting);
   await you.query('BEGIN; UPDATE trio SET v = 3 WHERE id = 2');
   await you.query(`SELECT pg_cancel_backend(${waiter.pid})`);
   const cancelled = await waiting;
@@ -211,7 +219,7 @@ async function tableAndAdvisoryDeadlock(engine: Engine) {
     "SET deadlock_timeout = '200ms'; BEGIN; LOCK TABLE ledger; INSERT INTO notes VALUES ('locked')",
   );
   const reading = worker.query('SELECT count(*) FROM ledger').then(() => 'read');
-  await within(reading, 200);
+  await untilWaiting(engine, worker, reading);
   const detail = await locker.query('SELECT pg_advisory_lock(1)').then(
     () => 'locked',
     (e: Error & { code?: string; detail?: string }) => `${e.code}\n${e.detail}`,
