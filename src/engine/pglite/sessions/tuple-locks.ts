@@ -130,7 +130,10 @@ function tupleWait(
   const at = ctx.waiters.findIndex((w) => w.s === r);
   const mine = ctx.waiters[at]?.row;
   // One that waits again, having followed the row to a version another has since
-  // changed, waits for that one's transaction without a tuple lock (heapam_tuple_lock).
+  // changed, shows Lock/transactionid (tests/fidelity/tuple-waits.test.ts). Whether a
+  // server's holds the new version's tuple lock meanwhile goes by timing: one behind it
+  // showed Lock/tuple in one run and Lock/transactionid in another. Taken here as not
+  // held, so one behind it shows Lock/transactionid: one of a server's two answers.
   if (!mine || ctx.waiters[at]!.carried) return null;
   /** Those ahead on the same row: granted the tuple lock, or queued for it. */
   const granted: Waiter[] = [];
